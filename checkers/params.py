@@ -1,0 +1,213 @@
+"""Variant parameters: seeded generation, placeholder substitution and value specs.
+
+See ``docs/question-format.md``. Everything here treats question files as *data*: numbers come from a
+seeded ``random.Random``, the reference engine, or the safe maths parser; nothing is ever evaluated as
+Python.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from typing import Any, Mapping
+
+from .verdict import SpecError
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]{1,12}))?\}\}")
+EXACT_PLACEHOLDER = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
+
+_GENERATORS = ("uniform", "randint", "choice", "list", "simplex", "expr", "call", "value")
+
+
+def _rng_for(seed: int, name: str) -> random.Random:
+    # One stream per parameter, so adding a parameter does not change the others' values.
+    return random.Random(f"{seed}:{name}")
+
+
+def _generate_one(spec: Any, rng: random.Random, params: Mapping[str, Any], where: str) -> Any:
+    if not isinstance(spec, Mapping):
+        return spec  # literal
+    kinds = [k for k in _GENERATORS if k in spec]
+    if len(kinds) != 1:
+        raise SpecError(f"{where}: needs exactly one of {', '.join(_GENERATORS)}")
+    kind = kinds[0]
+    rnd = spec.get("round")
+    if kind == "uniform":
+        lo, hi = _pair(spec["uniform"], where)
+        value = rng.uniform(lo, hi)
+        return round(value, int(rnd)) if rnd is not None else value
+    if kind == "randint":
+        lo, hi = _pair(spec["randint"], where)
+        return rng.randint(int(lo), int(hi))
+    if kind == "choice":
+        options = spec["choice"]
+        if not isinstance(options, list) or not options:
+            raise SpecError(f"{where}: choice needs a non-empty list")
+        return rng.choice(options)
+    if kind == "list":
+        length = spec.get("length")
+        if not isinstance(length, int) or not 1 <= length <= 4096:
+            raise SpecError(f"{where}: list needs an integer length in [1, 4096]")
+        return [_generate_one(spec["list"], rng, params, f"{where}[{i}]") for i in range(length)]
+    if kind == "simplex":
+        n = spec["simplex"]
+        if not isinstance(n, int) or not 2 <= n <= 64:
+            raise SpecError(f"{where}: simplex needs an integer size in [2, 64]")
+        digits = int(rnd) if rnd is not None else 3
+        floor = float(spec.get("min", 0.05))
+        return _simplex(rng, n, digits, floor, where)
+    if kind == "expr":
+        from .mathparse import evaluate_numeric  # local: the parser is heavier than this module
+        return evaluate_numeric(substitute_text(spec["expr"], params), dict(_numeric_params(params)))
+    if kind == "call":
+        value = resolve_value(spec, params)
+        return round(value, int(rnd)) if (rnd is not None and isinstance(value, float)) else value
+    return spec["value"]
+
+
+def _pair(value: Any, where: str) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
+        raise SpecError(f"{where}: expects [low, high]")
+    lo, hi = value
+    if lo > hi:
+        raise SpecError(f"{where}: low > high")
+    return float(lo), float(hi)
+
+
+def _simplex(rng: random.Random, n: int, digits: int, floor: float, where: str) -> list[float]:
+    if floor * n >= 1:
+        raise SpecError(f"{where}: min * size must be < 1")
+    step = 10 ** -digits
+    for _ in range(1000):
+        raw = [rng.expovariate(1.0) for _ in range(n)]
+        total = sum(raw)
+        p = [round(floor + (1 - floor * n) * r / total, digits) for r in raw[:-1]]
+        last = round(1 - sum(p), digits)
+        p.append(last)
+        if min(p) >= floor - step / 2 and abs(sum(p) - 1) < step / 10:
+            return p
+    raise SpecError(f"{where}: could not draw a simplex")  # pragma: no cover
+
+
+def generate(params_spec: Mapping[str, Any] | None, seed: int) -> dict[str, Any]:
+    """Parameter values of variant ``seed`` (deterministic for a given spec and seed)."""
+    values: dict[str, Any] = {}
+    for name, spec in (params_spec or {}).items():
+        values[name] = _generate_one(spec, _rng_for(seed, name), values, f"params.{name}")
+    return values
+
+
+def _numeric_params(params: Mapping[str, Any]):
+    for k, v in params.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield k, v
+
+
+def format_value(value: Any, fmt: str | None = None) -> str:
+    """Display form of a parameter: shortest round-trip floats, lists as ``[a, b]``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if fmt:
+            return format(value, fmt)
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, int):
+        return format(value, fmt) if fmt else str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(v, fmt) for v in value) + "]"
+    return str(value)
+
+
+def substitute_text(text: str, params: Mapping[str, Any]) -> str:
+    """Replace ``{{name}}`` / ``{{name:.4f}}`` with the formatted parameter value."""
+
+    def repl(m: re.Match[str]) -> str:
+        name, fmt = m.group(1), m.group(2)
+        if name not in params:
+            raise SpecError(f"placeholder {{{{{name}}}}} names no parameter")
+        return format_value(params[name], fmt)
+
+    return PLACEHOLDER.sub(repl, text)
+
+
+def substitute(obj: Any, params: Mapping[str, Any]) -> Any:
+    """Recursively substitute placeholders; a string that is exactly ``{{name}}`` becomes the raw value."""
+    if isinstance(obj, str):
+        m = EXACT_PLACEHOLDER.match(obj)
+        if m:
+            if m.group(1) not in params:
+                raise SpecError(f"placeholder {obj} names no parameter")
+            return params[m.group(1)]
+        return substitute_text(obj, params)
+    if isinstance(obj, list):
+        return [substitute(v, params) for v in obj]
+    if isinstance(obj, Mapping):
+        return {k: substitute(v, params) for k, v in obj.items()}
+    return obj
+
+
+def resolve_value(spec: Any, params: Mapping[str, Any]) -> Any:
+    """Evaluate a value spec (literal, ``value``, ``expr`` or engine ``call``) to floats / nested lists."""
+    if isinstance(spec, bool):
+        raise SpecError("a value spec cannot be a boolean")
+    if isinstance(spec, (int, float)):
+        return float(spec)
+    if isinstance(spec, list):
+        return substitute(spec, params)
+    if isinstance(spec, str):
+        spec = {"expr": spec}
+    if not isinstance(spec, Mapping):
+        raise SpecError(f"not a value spec: {spec!r}")
+    if "value" in spec:
+        return substitute(spec["value"], params)
+    if "expr" in spec:
+        from .mathparse import evaluate_numeric
+        return evaluate_numeric(substitute_text(str(spec["expr"]), params), dict(_numeric_params(params)))
+    if "call" in spec:
+        return _resolve_call(spec, params)
+    raise SpecError("a value spec needs one of value, expr, call")
+
+
+def _resolve_call(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+    from . import reference  # local: torch import is only paid by questions that need the engine
+
+    name = spec["call"]
+    args = substitute(dict(spec.get("args") or {}), params)
+    try:
+        outputs = reference.call(name, **args)
+    except reference.UnknownFunction as exc:
+        raise SpecError(f"engine call {name!r}: unknown function") from exc
+    except reference.ReferenceInputError as exc:
+        raise SpecError(f"engine call {name!r} failed: {exc}") from exc
+    out_name = spec.get("output")
+    if out_name is None:
+        if len(outputs) != 1:
+            raise SpecError(f"engine call {name!r}: say which output ({', '.join(outputs)})")
+        out_name = next(iter(outputs))
+    if out_name not in outputs:
+        raise SpecError(f"engine call {name!r} has no output {out_name!r} (has {', '.join(outputs)})")
+    tensor = outputs[out_name].detach().to("cpu", dtype=__import__("torch").float64)
+    if "index" in spec:
+        try:
+            tensor = tensor[tuple(int(i) for i in spec["index"])]
+        except (IndexError, TypeError, ValueError) as exc:
+            raise SpecError(f"engine call {name!r}: bad index {spec['index']!r}") from exc
+    value = tensor.tolist()
+    scale = spec.get("scale")
+    if scale is not None:
+        factor = resolve_value(scale, params) if not isinstance(scale, (int, float)) else float(scale)
+        value = _scale(value, factor)
+    return value
+
+
+def _scale(value: Any, factor: float) -> Any:
+    if isinstance(value, list):
+        return [_scale(v, factor) for v in value]
+    return value * factor
+
+
+def is_finite_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

@@ -1,0 +1,21 @@
+"""Imports every family module so that its functions register themselves."""
+
+import importlib
+
+FAMILY_MODULES = (
+    "divergences",   # kl.exact, kl.gaussian, kl.full_vocab, divergence.*
+    "estimators",    # kl.k1/k2/k3, kl.penalty, kl.masked_estimate, kl.sequence
+    "masked",        # masked.*, loss.aggregate
+    "shaping",       # kl_controller.*, reward.*
+    "advantages",    # advantages.*
+    "policy",        # ppo.*, trpo.*, grpo.loss
+    "preference",    # dpo.*, cpo/simpo/orpo/kto, preference.bradley_terry, policy.optimal
+    "overopt",       # overopt.*, bon.kl
+)
+
+for _module in FAMILY_MODULES:
+    try:
+        importlib.import_module(f"{__package__}.{_module}")
+    except ModuleNotFoundError as exc:  # a family not written yet must not break the others
+        if exc.name != f"{__package__}.{_module}":
+            raise

@@ -1,0 +1,174 @@
+"""One registry of engine functions, keyed by dotted name ``family.function``.
+
+Each engine function is written as a plain typed function of tensors and registered with
+:func:`register`, which records a parameter schema (used by ``describe`` and the HTTP API) and wraps
+the function so that *every* entry point, direct call or :func:`call`, goes through the same argument
+checking and conversion (lists -> float64 tensors on the chosen device; tensors kept in the autograd
+graph).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import torch
+
+from .errors import ReferenceInputError, UnknownFunction
+from .tensors import TensorContext, coerce_argument, resolve_device
+
+REQUIRED: Any = inspect.Parameter.empty
+
+#: Parameter kinds understood by the coercion layer (contract §1 plus ``labels`` for group ids and
+#: ``tensor_or_float`` for arguments such as ``kl_coef`` that may be a scalar or a per-row tensor).
+KINDS = ("tensor", "float", "int", "bool", "str", "choice", "labels", "tensor_or_float", "list")
+
+
+@dataclass(frozen=True)
+class Param:
+    """Schema of one keyword argument."""
+
+    name: str
+    kind: str
+    default: Any = REQUIRED
+    shape: str | None = None
+    choices: tuple[Any, ...] | None = None
+    doc: str = ""
+    optional: bool = False  # True: may be None (absent) even though it has no default value
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise TypeError(f"unknown parameter kind {self.kind!r} for {self.name}")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED and not self.optional
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "required": self.required}
+        if self.shape:
+            out["shape"] = self.shape
+        if self.default is not REQUIRED:
+            out["default"] = list(self.default) if isinstance(self.default, tuple) else self.default
+        if self.choices is not None:
+            out["allowed"] = list(self.choices)
+        if self.doc:
+            out["doc"] = self.doc
+        return out
+
+
+#: Arguments every function accepts (contract §1): the compute dtype and the device.
+COMMON_PARAMS = (
+    Param("dtype", "choice", "float64", choices=("float64", "float32"), doc="compute dtype"),
+    Param("device", "str", None, doc="torch device; default QUIZ_DEVICE, else CUDA if available, else CPU"),
+)
+
+
+@dataclass
+class RefFunction:
+    name: str
+    impl: Callable[..., dict[str, torch.Tensor]]
+    params: tuple[Param, ...]
+    outputs: tuple[str, ...]
+    doc: str
+    wrapper: Callable[..., dict[str, torch.Tensor]] = field(init=False, repr=False)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "doc": self.doc,
+            "params": [p.schema() for p in self.params + COMMON_PARAMS],
+            "outputs": list(self.outputs),
+        }
+
+
+_REGISTRY: dict[str, RefFunction] = {}
+
+
+def register(name: str, *, params: tuple[Param, ...] | list[Param], outputs: tuple[str, ...] | list[str]):
+    """Register ``impl`` under ``name``.
+
+    ``impl`` receives every declared parameter already coerced (tensors as tensors of the context dtype
+    on the context device, labels as int64 group ids, ``None`` for absent optionals) plus ``ctx``, a
+    :class:`TensorContext`. It returns a dict whose keys are a subset of ``outputs``.
+    """
+    params = tuple(params)
+    outputs = tuple(outputs)
+
+    def deco(impl: Callable[..., dict[str, torch.Tensor]]):
+        if name in _REGISTRY:
+            raise RuntimeError(f"reference function {name!r} registered twice")
+        declared = {p.name for p in params}
+        sig = inspect.signature(impl)
+        missing = declared - set(sig.parameters)
+        if missing or "ctx" not in sig.parameters:
+            raise TypeError(f"{name}: implementation must accept {sorted(missing | {'ctx'})}")
+        entry = RefFunction(name, impl, params, outputs, inspect.getdoc(impl) or "")
+
+        @functools.wraps(impl)
+        def wrapper(**kwargs: Any) -> dict[str, torch.Tensor]:
+            return _invoke(entry, kwargs)
+
+        entry.wrapper = wrapper
+        _REGISTRY[name] = entry
+        wrapper.reference_name = name  # type: ignore[attr-defined]
+        return wrapper
+
+    return deco
+
+
+def _invoke(entry: RefFunction, kwargs: Mapping[str, Any]) -> dict[str, torch.Tensor]:
+    known = {p.name for p in entry.params} | {p.name for p in COMMON_PARAMS}
+    for key in kwargs:
+        if key not in known:
+            raise ReferenceInputError(key, f"unexpected argument for {entry.name}")
+    dtype_name = kwargs.get("dtype", "float64")
+    if dtype_name not in ("float64", "float32"):
+        raise ReferenceInputError("dtype", "must be 'float64' or 'float32'")
+    ctx = TensorContext(
+        dtype=torch.float64 if dtype_name == "float64" else torch.float32,
+        device=resolve_device(kwargs.get("device")),
+    )
+    coerced: dict[str, Any] = {}
+    for p in entry.params:
+        if p.name in kwargs and kwargs[p.name] is not None:
+            coerced[p.name] = coerce_argument(p, kwargs[p.name], ctx)
+        elif p.name in kwargs or not p.required:
+            value = kwargs.get(p.name, None if p.default is REQUIRED else p.default)
+            coerced[p.name] = None if value is None else coerce_argument(p, value, ctx)
+        else:
+            raise ReferenceInputError(p.name, f"missing required argument of {entry.name}")
+    try:
+        result = entry.impl(ctx=ctx, **coerced)
+    except ReferenceInputError:
+        raise
+    except (RuntimeError, IndexError, TypeError, ValueError) as exc:  # last line of defence: never leak torch errors
+        raise ReferenceInputError(None, f"{entry.name} could not run on these inputs: {exc}") from None
+    unknown = set(result) - set(entry.outputs)
+    if unknown:  # a programming error, not a user error
+        raise RuntimeError(f"{entry.name} returned undeclared outputs {sorted(unknown)}")
+    return result
+
+
+def names() -> list[str]:
+    """Every registered function name, sorted."""
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> RefFunction:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownFunction(name, names()) from None
+
+
+def describe(name: str) -> dict[str, Any]:
+    """Docstring, parameter schema and output names of ``name``."""
+    return get(name).describe()
+
+
+def call(name: str, **kwargs: Any) -> dict[str, torch.Tensor]:
+    """Validate ``kwargs`` and run the function registered as ``name``."""
+    return get(name).wrapper(**kwargs)

@@ -1,0 +1,62 @@
+"""The verdict every checker returns, and the typed parse error every checker raises."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["correct", "incorrect", "invalid", "undecided"]
+
+#: A user-facing message in both languages of the service.
+Message = dict[str, str]  # {"en": ..., "zh": ...}
+
+
+def msg(en: str, zh: str) -> Message:
+    return {"en": en, "zh": zh}
+
+
+@dataclass
+class Interpretation:
+    """How the service read an answer: shown as a preview before grading."""
+
+    text: str
+    latex: str = ""
+    mathml: str = ""
+
+
+@dataclass
+class Verdict:
+    status: Status
+    score: float = 0.0              # in [0, 1]; the part's weight is applied by the caller
+    feedback: Message = field(default_factory=lambda: msg("", ""))
+    note: str | None = None         # id of a known mistake, or a checker note such as "timeout"
+    interpreted_as: Interpretation | None = None
+    details: dict[str, Any] = field(default_factory=dict)  # kind-specific: steps, first_error, mismatches...
+
+    @property
+    def consumes_attempt(self) -> bool:
+        """Invalid and undecided answers never cost the learner an attempt."""
+        return self.status in ("correct", "incorrect")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class AnswerParseError(ValueError):
+    """An answer that cannot be read. ``column`` is 0-based into the raw text (None if not textual)."""
+
+    def __init__(self, message: str, column: int | None = None, *, zh: str | None = None,
+                 field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.message_zh = zh or message
+        self.column = column
+        self.field = field  # e.g. "answer[2]" for the third line of a derivation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "message_zh": self.message_zh, "column": self.column,
+                "field": self.field}
+
+
+class SpecError(ValueError):
+    """A question part (authored data) is malformed; raised at load/validation time, never for learners."""
