@@ -208,3 +208,10 @@ def require_positive(value: float | torch.Tensor, name: str, allow_zero: bool = 
             bad = True
     if bad:
         raise ReferenceInputError(name, "must be non-negative" if allow_zero else "must be positive")
+
+
+def require_choice(value: Any, name: str, choices: Sequence[Any]) -> None:
+    """``value`` is one of ``choices`` (for helpers called directly, outside the registry's coercion)."""
+    if value not in choices:
+        allowed = ", ".join(repr(c) for c in choices)
+        raise ReferenceInputError(name, f"must be one of {allowed}, got {value!r}")
