@@ -1,0 +1,205 @@
+"""Markdown + maths -> safe HTML for authored content (prompts, feedback, solutions).
+
+Pipeline: markdown-it-py (CommonMark + tables + strikethrough) with the mdit-py-plugins ``dollarmath``
+plugin for ``$...$`` / ``$$...$$``; every maths span is converted on the server to MathML by latex2mathml
+(offline: no CDN, no JavaScript renderer), and the whole fragment then goes through nh3 (ammonia) with an
+allow-list of plain formatting tags and presentation-MathML elements. Scripts, event handlers, ``style``,
+iframes, forms, SVG, ``javascript:``/``data:`` URLs, ``id``/``name`` (DOM clobbering), MathML ``href``,
+``maction`` and ``annotation-xml`` never survive, whatever the author writes: authored content cannot run a
+script in a learner's browser (issue 6). Pages also send ``Content-Security-Policy: default-src 'self'``.
+
+Public functions return :class:`markupsafe.Markup` so Jinja does not escape them a second time.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+import latex2mathml.converter
+import nh3
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+__all__ = [
+    "render_markdown",
+    "render_inline",
+    "render_math",
+    "sanitize_html",
+    "ALLOWED_TAGS",
+    "MATHML_TAGS",
+]
+
+MAX_SOURCE_CHARS = 100_000   # longer input is cut: rendering stays cheap whatever is stored
+MAX_MATH_CHARS = 4_000       # one maths span
+
+# Presentation MathML (no maction, no annotation-xml, no mglyph: those can carry links or foreign HTML).
+MATHML_TAGS = frozenset({
+    "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub",
+    "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mlabeledtr",
+    "mstyle", "mpadded", "mphantom", "menclose", "merror", "mfenced", "mmultiscripts", "mprescripts", "none",
+})
+
+HTML_TAGS = frozenset({
+    "p", "br", "hr", "em", "strong", "b", "i", "u", "s", "del", "ins", "sub", "sup", "small", "mark", "kbd",
+    "code", "pre", "blockquote", "ul", "ol", "li", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
+    "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "a", "img", "span", "div", "details",
+    "summary", "abbr", "q", "cite",
+})
+
+ALLOWED_TAGS = HTML_TAGS | MATHML_TAGS
+
+_MATHML_ATTRS = {
+    "math": {"display", "xmlns", "alttext"},
+    "mo": {"stretchy", "fence", "separator", "lspace", "rspace", "form", "largeop", "movablelimits",
+           "accent", "symmetric", "minsize", "maxsize"},
+    "mover": {"accent"},
+    "munder": {"accentunder"},
+    "munderover": {"accent", "accentunder"},
+    "mfrac": {"linethickness", "bevelled"},
+    "mspace": {"width", "height", "depth", "linebreak"},
+    "mpadded": {"width", "height", "depth", "lspace", "voffset"},
+    "mtable": {"columnalign", "rowalign", "columnspacing", "rowspacing", "columnlines", "rowlines", "frame",
+               "displaystyle", "align", "equalrows", "equalcolumns"},
+    "mtr": {"columnalign", "rowalign"},
+    "mtd": {"columnalign", "rowalign", "columnspan", "rowspan"},
+    "mstyle": {"displaystyle", "scriptlevel", "mathcolor", "mathbackground", "mathsize"},
+    "menclose": {"notation"},
+    "mfenced": {"open", "close", "separators"},
+    "annotation": {"encoding"},
+}
+_TOKEN_ATTRS = {"mathvariant", "mathsize", "mathcolor"}   # on mi, mn, mo, ms, mtext
+for _tag in ("mi", "mn", "mo", "ms", "mtext"):
+    _MATHML_ATTRS[_tag] = set(_MATHML_ATTRS.get(_tag, set())) | _TOKEN_ATTRS
+
+ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "td": {"align", "colspan", "rowspan"},
+    "th": {"align", "colspan", "rowspan", "scope"},
+    "ol": {"start"},
+    "abbr": {"title"},
+    **_MATHML_ATTRS,
+}
+
+ALLOWED_CLASSES = {
+    "span": {"math", "inline", "display", "math-error"},
+    "div": {"math", "block", "display"},
+    "code": {"math-error"},
+}
+
+URL_SCHEMES = {"http", "https", "mailto"}
+
+# Attribute values are checked again by value: a MathML length or colour is a short plain token.
+_SAFE_TOKEN = re.compile(r"^[#A-Za-z0-9.%+\- ]{0,64}$")
+_FREE_TEXT_ATTRS = {"title", "alt", "alttext", "href", "src"}   # nh3 checks URL schemes itself
+
+
+def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
+    if tag == "math" and attr == "xmlns":
+        return value if value == "http://www.w3.org/1998/Math/MathML" else None
+    if attr in _FREE_TEXT_ATTRS:
+        return value
+    if attr == "encoding":
+        return value if value in {"TeX", "application/x-tex"} else None
+    if tag in MATHML_TAGS or tag in {"td", "th", "ol", "img"}:
+        return value if _SAFE_TOKEN.match(value) else None
+    return value
+
+
+def sanitize_html(fragment: str) -> str:
+    """Clean an HTML fragment with the allow-list (also used for MathML coming from elsewhere)."""
+    return nh3.clean(
+        fragment,
+        tags=set(ALLOWED_TAGS),
+        clean_content_tags={"script", "style", "iframe", "object", "embed", "noscript", "template", "svg",
+                            "textarea", "select", "title", "xmp", "noembed", "noframes", "plaintext"},
+        attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=_attribute_filter,
+        url_schemes=URL_SCHEMES,
+        allowed_classes=ALLOWED_CLASSES,
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+
+
+def _math_to_html(latex: str, display: bool) -> str:
+    latex = latex.strip()
+    if len(latex) > MAX_MATH_CHARS:
+        latex = latex[:MAX_MATH_CHARS]
+    try:
+        mathml = latex2mathml.converter.convert(latex, display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - any converter failure shows the source as code, never a 500
+        return f'<code class="math-error">{html.escape(latex)}</code>'
+    return mathml
+
+
+def _dollar_renderer(content: str, options: dict) -> str:
+    return _math_to_html(content, bool(options.get("display_mode")))
+
+
+def _build_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    dollarmath_plugin(
+        md,
+        allow_labels=False,
+        allow_space=True,
+        allow_digits=False,       # "$5 and $6" stays money
+        allow_blank_lines=False,
+        double_inline=True,
+        renderer=_dollar_renderer,
+    )
+
+    # $$...$$ inside a paragraph: a span (a div inside <p> would break the paragraph apart).
+    def _inline_double(self, tokens, idx, options, env):
+        return f'<span class="math display">{_math_to_html(tokens[idx].content, True)}</span>'
+
+    md.add_render_rule("math_inline_double", _inline_double)
+    return md
+
+
+_MD = _build_parser()
+
+
+def _clip(text) -> str:
+    if text is None:
+        return ""
+    text = str(text)
+    return text[:MAX_SOURCE_CHARS]
+
+
+@lru_cache(maxsize=4096)
+def _render_block(text: str) -> str:
+    return sanitize_html(_MD.render(text))
+
+
+@lru_cache(maxsize=4096)
+def _render_inline(text: str) -> str:
+    out = sanitize_html(_MD.render(text)).strip()
+    # A single paragraph loses its <p> wrapper so it can sit inside a heading, label or list item.
+    if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
+        out = out[3:-4]
+    return out
+
+
+def render_markdown(text) -> Markup:
+    """Markdown with ``$maths$`` -> sanitised HTML (block level)."""
+    return Markup(_render_block(_clip(text)))
+
+
+def render_inline(text) -> Markup:
+    """Like :func:`render_markdown` but without the paragraph wrapper for one-line text (titles, options)."""
+    return Markup(_render_inline(_clip(text)))
+
+
+@lru_cache(maxsize=2048)
+def _render_math(latex: str, display: bool) -> str:
+    return sanitize_html(_math_to_html(latex, display))
+
+
+def render_math(latex, display: bool = False) -> Markup:
+    """One LaTeX expression -> sanitised MathML."""
+    return Markup(_render_math(_clip(latex), bool(display)))
