@@ -1,0 +1,145 @@
+"""Reading, writing and hashing question files (YAML, one question per file)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from .schema import BankError, validate_question
+
+SUFFIXES = (".yaml", ".yml")
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in out:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, f"found duplicate key {key!r}",
+                key_node.start_mark)
+        out[key] = loader.construct_object(value_node, deep=deep)
+    return out
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def parse_yaml(text: str, file: Any = None) -> Any:
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(yaml)"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise BankError(file, where, f"not valid YAML: {problem}") from None
+
+
+def load_question_file(path: str | Path) -> dict:
+    """Read and validate one question file; raises :class:`BankError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BankError(path, "(file)", f"cannot read: {exc}") from None
+    data = parse_yaml(text, path)
+    validate_question(data, path)
+    return data
+
+
+def question_files(root: str | Path) -> list[Path]:
+    root = Path(root)
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+
+
+def load_bank_files(root: str | Path | Iterable[str | Path]) -> list[tuple[Path, dict]]:
+    """(path, question) for every question file under ``root`` (or in the given paths)."""
+    roots = [root] if isinstance(root, (str, Path)) else list(root)
+    files: list[Path] = []
+    for r in roots:
+        files.extend(question_files(r))
+    seen: dict[str, Path] = {}
+    out: list[tuple[Path, dict]] = []
+    for path in files:
+        data = load_question_file(path)
+        if data["id"] in seen:
+            raise BankError(path, "id", f"duplicate id {data['id']!r} (also in {seen[data['id']]})")
+        seen[data["id"]] = path
+        out.append((path, data))
+    return out
+
+
+def load_bank(root: str | Path) -> list[dict]:
+    """Every question under ``root`` (sorted by path), validated; ids must be unique across files."""
+    return [data for _, data in load_bank_files(root)]
+
+
+def content_hash(data: Any) -> str:
+    """sha256 (hex) of the canonical JSON form: key order and YAML layout do not change it."""
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                           allow_nan=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Dumping: readable YAML (source key order, short scalar lists and small specs in flow style,
+# multi-line text as literal blocks) that loads back to an equal object.
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (bool, int, float)) or (isinstance(v, str) and "\n" not in v)
+
+
+def _flow_ok(v: Any, depth: int = 0) -> bool:
+    if _is_scalar(v):
+        return not isinstance(v, str) or len(v) <= 40
+    if isinstance(v, list) and depth < 3:
+        return all(_flow_ok(x, depth + 1) for x in v)
+    if isinstance(v, dict) and depth < 2:
+        return all(_flow_ok(x, depth + 1) for x in v.values())
+    return False
+
+
+def _short(v: Any) -> bool:
+    return len(json.dumps(v, ensure_ascii=False)) <= 90
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
+    flow = _flow_ok(data) and _short(data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+def _represent_dict(dumper: yaml.SafeDumper, data: dict) -> yaml.Node:
+    flow = bool(data) and _flow_ok(data) and _short(data)
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=flow)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(list, _represent_list)
+_Dumper.add_representer(dict, _represent_dict)
+
+
+def dump_question(data: Any) -> str:
+    """YAML text of a question; ``parse_yaml(dump_question(x)) == x``."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110,
+                     default_flow_style=False)

@@ -1,0 +1,317 @@
+"""Schema validation of question files (``docs/question-format.md``).
+
+Every problem is reported as :class:`BankError` naming the file, the dotted field path (list items
+as ``parts[2]``) and the problem, e.g. ``questions/L1/kl-coins.yaml: parts[0].mistakes[1].note:
+must match [a-z0-9-]+``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..params import PLACEHOLDER
+from ..verdict import SpecError
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]{2,79}$")
+REF_RE = re.compile(r"^Q([1-9]|1[0-9]|2[0-5])$")
+PART_ID_RE = re.compile(r"^[a-z0-9_]{1,20}$")
+NOTE_RE = re.compile(r"^[a-z0-9-]+$")
+PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+LEVELS = ("L1", "L2", "L3")
+LANGS = ("en", "zh")
+
+TOP_KEYS = {"id", "ref", "level", "tags", "title", "prompt", "params", "parts", "solution", "source"}
+TOP_REQUIRED = ("id", "level", "tags", "title", "prompt", "parts", "solution")
+SOLUTION_KEYS = {"key_points", "pitfalls", "worked"}
+
+#: Keys every part may have, whatever its kind.
+PART_COMMON = {"id", "kind", "prompt", "hint", "weight", "mistakes"}
+#: Kind-specific keys (docs/question-format.md, "Parts by kind"). A kind not listed here is checked
+#: only by its checker's ``validate_spec``.
+PART_KIND_KEYS: dict[str, set[str]] = {
+    "numeric": {"expected", "tolerance", "sigfigs"},
+    "array": {"expected", "tolerance"},
+    "symbolic": {"expected", "variables", "functions", "mode"},
+    "derivation": {"variables", "functions", "start", "goal", "reference"},
+    "choice": {"options", "correct", "multiple"},
+    "freetext": {"model_answer"},
+}
+MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value",
+                "answer", "line"}
+
+#: Keys allowed next to each parameter generator.
+PARAM_GENERATOR_KEYS: dict[str, set[str]] = {
+    "uniform": {"round"},
+    "randint": set(),
+    "choice": set(),
+    "list": {"length"},
+    "simplex": {"round", "min"},
+    "expr": set(),
+    "call": {"args", "output", "index", "scale", "round"},
+    "value": set(),
+}
+
+
+class BankError(ValueError):
+    """A question file that does not follow the format: names the file, the field and the problem."""
+
+    def __init__(self, file: Any, field: str, problem: str):
+        self.file = str(file) if file is not None else "<question>"
+        self.field = field or "(top level)"
+        self.problem = problem
+        super().__init__(f"{self.file}: {self.field}: {problem}")
+
+
+def _join(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+class _Ctx:
+    def __init__(self, file: Any):
+        self.file = file
+
+    def fail(self, field: str, problem: str) -> None:
+        raise BankError(self.file, field, problem)
+
+    def mapping(self, value: Any, field: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            self.fail(field, f"must be a mapping, got {type(value).__name__}")
+        return value
+
+    def keys(self, value: Mapping[str, Any], allowed: set[str], field: str) -> None:
+        unknown = [k for k in value if k not in allowed]
+        if unknown:
+            self.fail(_join(field, unknown[0]),
+                      f"unknown key (allowed here: {', '.join(sorted(allowed))})")
+
+    def text(self, value: Any, field: str) -> None:
+        if not isinstance(value, str) or not value.strip():
+            self.fail(field, "must be a non-empty string")
+
+    def bilingual(self, value: Any, field: str, *, lists: bool = False) -> None:
+        m = self.mapping(value, field)
+        for lang in LANGS:
+            if lang not in m:
+                self.fail(_join(field, lang), f"missing ({'English' if lang == 'en' else 'Chinese'} text is required)")
+        self.keys(m, set(LANGS), field)
+        for lang in LANGS:
+            if lists:
+                items = m[lang]
+                if not isinstance(items, list) or not items:
+                    self.fail(_join(field, lang), "must be a non-empty list of strings")
+                for i, item in enumerate(items):
+                    self.text(item, _join(_join(field, lang), i))
+            else:
+                self.text(m[lang], _join(field, lang))
+        if lists and len(m["en"]) != len(m["zh"]):
+            self.fail(field, f"en has {len(m['en'])} items but zh has {len(m['zh'])}")
+
+
+def _strings(obj: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(obj, str):
+        yield path, obj
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _strings(v, _join(path, i))
+    elif isinstance(obj, Mapping):
+        for k, v in obj.items():
+            yield from _strings(v, _join(path, k))
+
+
+def _check_placeholders(ctx: _Ctx, obj: Any, path: str, known: set[str]) -> None:
+    for where, text in _strings(obj, path):
+        for m in PLACEHOLDER.finditer(text):
+            if m.group(1) not in known:
+                ctx.fail(where, f"placeholder {{{{{m.group(1)}}}}} names no parameter"
+                                f" (parameters: {', '.join(sorted(known)) or 'none'})")
+        if "{{" in text and not PLACEHOLDER.search(text):
+            ctx.fail(where, "malformed placeholder: use {{name}} or {{name:.4f}}")
+
+
+def _check_params(ctx: _Ctx, params: Any) -> list[str]:
+    if params is None:
+        return []
+    params = ctx.mapping(params, "params")
+    names: list[str] = []
+    for name, spec in params.items():
+        field = f"params.{name}"
+        if not isinstance(name, str) or not PARAM_RE.match(name):
+            ctx.fail(field, "parameter names are identifiers ([A-Za-z_][A-Za-z0-9_]*)")
+        _check_generator(ctx, spec, field, set(names))
+        names.append(name)
+    return names
+
+
+def _check_generator(ctx: _Ctx, spec: Any, field: str, earlier: set[str]) -> None:
+    if isinstance(spec, bool):
+        ctx.fail(field, "a parameter cannot be a boolean")
+    if not isinstance(spec, Mapping):
+        if isinstance(spec, (int, float, str, list)):
+            return  # literal
+        ctx.fail(field, f"not a parameter generator: {spec!r}")
+    kinds = [k for k in PARAM_GENERATOR_KEYS if k in spec]
+    if len(kinds) != 1:
+        ctx.fail(field, f"needs exactly one of {', '.join(PARAM_GENERATOR_KEYS)} (found {kinds or 'none'})")
+    kind = kinds[0]
+    ctx.keys(spec, {kind} | PARAM_GENERATOR_KEYS[kind], field)
+    if kind == "list":
+        _check_generator(ctx, spec["list"], _join(field, "list"), earlier)
+    if kind in ("expr", "call"):
+        _check_placeholders(ctx, spec, field, earlier)
+        if kind == "call" and not isinstance(spec["call"], str):
+            ctx.fail(_join(field, "call"), "must be an engine function name")
+
+
+def _check_value_spec(ctx: _Ctx, spec: Any, field: str) -> None:
+    """Light structural check of a value spec; the checker validates the rest."""
+    if isinstance(spec, Mapping):
+        forms = [k for k in ("value", "expr", "call") if k in spec]
+        if len(forms) != 1:
+            ctx.fail(field, "a value spec needs exactly one of value, expr, call")
+
+
+def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
+    part = ctx.mapping(part, field)
+    for key in ("id", "kind", "prompt"):
+        if key not in part:
+            ctx.fail(_join(field, key), "missing")
+    if not isinstance(part["id"], str) or not PART_ID_RE.match(part["id"]):
+        ctx.fail(_join(field, "id"), f"bad part id {part['id']!r}: must match [a-z0-9_]{{1,20}}")
+    kind = part["kind"]
+    try:
+        checker = get_checker(kind)
+    except SpecError as exc:
+        ctx.fail(_join(field, "kind"), str(exc))
+    allowed = PART_COMMON | PART_KIND_KEYS.get(kind, set())
+    if kind in PART_KIND_KEYS:
+        ctx.keys(part, allowed, field)
+    ctx.bilingual(part["prompt"], _join(field, "prompt"))
+    if "hint" in part:
+        ctx.bilingual(part["hint"], _join(field, "hint"))
+    if "weight" in part:
+        w = part["weight"]
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
+            ctx.fail(_join(field, "weight"), "must be a number >= 0")
+    if kind in ("numeric", "array"):
+        if "expected" not in part:
+            ctx.fail(_join(field, "expected"), "missing")
+        _check_value_spec(ctx, part["expected"], _join(field, "expected"))
+    mistakes = part.get("mistakes", [])
+    if not isinstance(mistakes, list):
+        ctx.fail(_join(field, "mistakes"), "must be a list")
+    notes: set[str] = set()
+    for j, mistake in enumerate(mistakes):
+        mf = _join(_join(field, "mistakes"), j)
+        mistake = ctx.mapping(mistake, mf)
+        ctx.keys(mistake, MISTAKE_KEYS, mf)
+        if "note" not in mistake:
+            ctx.fail(_join(mf, "note"), "missing")
+        note = mistake["note"]
+        if not isinstance(note, str) or not NOTE_RE.match(note):
+            ctx.fail(_join(mf, "note"), f"bad note {note!r}: must match [a-z0-9-]+")
+        if note in notes:
+            ctx.fail(_join(mf, "note"), f"duplicate note {note!r} in this part")
+        notes.add(note)
+        if "feedback" not in mistake:
+            ctx.fail(_join(mf, "feedback"), "missing")
+        ctx.bilingual(mistake["feedback"], _join(mf, "feedback"))
+    try:
+        checker.validate_spec(part)
+    except SpecError as exc:
+        ctx.fail(field, f"{kind} part: {exc}")
+    except (KeyError, TypeError, ValueError) as exc:  # a checker that trips over malformed data
+        ctx.fail(field, f"{kind} part is malformed: {type(exc).__name__}: {exc}")
+
+
+def validate_question(data: Any, file: Any = None) -> None:
+    """Raise :class:`BankError` unless ``data`` is a well-formed question (see the format doc)."""
+    ctx = _Ctx(file)
+    data = ctx.mapping(data, "")
+    ctx.keys(data, TOP_KEYS, "")
+    for key in TOP_REQUIRED:
+        if key not in data:
+            ctx.fail(key, "missing")
+    qid = data["id"]
+    if not isinstance(qid, str) or not ID_RE.match(qid):
+        ctx.fail("id", f"bad id {qid!r}: a slug of 3-80 characters [a-z0-9-]")
+    if "ref" in data:
+        if not isinstance(data["ref"], str) or not REF_RE.match(data["ref"]):
+            ctx.fail("ref", f"bad ref {data['ref']!r}: must be Q1..Q25")
+    level = data["level"]
+    if level not in LEVELS:
+        ctx.fail("level", f"bad level {level!r}: must be one of {', '.join(LEVELS)}")
+    if file is not None:
+        folder = Path(str(file)).parent.name
+        if folder in LEVELS and folder != level:
+            ctx.fail("level", f"level {level} does not match the folder {folder}/")
+    tags = data["tags"]
+    if not isinstance(tags, list) or not tags or not all(isinstance(t, str) and t for t in tags):
+        ctx.fail("tags", "must be a non-empty list of strings")
+    if len(set(tags)) != len(tags):
+        ctx.fail("tags", "duplicate tag")
+    ctx.bilingual(data["title"], "title")
+    ctx.bilingual(data["prompt"], "prompt")
+    if "source" in data:
+        ctx.text(data["source"], "source")
+
+    names = _check_params(ctx, data.get("params"))
+    known = set(names)
+
+    parts = data["parts"]
+    if not isinstance(parts, list) or not parts:
+        ctx.fail("parts", "must be a non-empty list")
+    ids: set[str] = set()
+    for i, part in enumerate(parts):
+        field = f"parts[{i}]"
+        _check_part(ctx, part, field)
+        if part["id"] in ids:
+            ctx.fail(_join(field, "id"), f"duplicate part id {part['id']!r}")
+        ids.add(part["id"])
+    if not any(p["kind"] != "freetext" and p.get("weight", 1) > 0 for p in parts):
+        ctx.fail("parts", "needs at least one machine-graded part (not freetext, weight > 0)")
+
+    solution = ctx.mapping(data["solution"], "solution")
+    ctx.keys(solution, SOLUTION_KEYS, "solution")
+    for key in sorted(SOLUTION_KEYS):
+        if key not in solution:
+            ctx.fail(f"solution.{key}", "missing")
+    ctx.bilingual(solution["key_points"], "solution.key_points", lists=True)
+    ctx.bilingual(solution["pitfalls"], "solution.pitfalls", lists=True)
+    ctx.bilingual(solution["worked"], "solution.worked")
+
+    for key in ("title", "prompt", "parts", "solution"):
+        _check_placeholders(ctx, data[key], key, known)
+
+    # The generator must run: a variant is drawn at validation time (seed 0), parameter by parameter so
+    # that a failure names the parameter.
+    check_generator_runs(ctx, data.get("params"))
+
+
+def check_generator_runs(ctx: "_Ctx", params_spec: Any, seed: int = 0) -> dict[str, Any]:
+    from .. import params as P
+
+    values: dict[str, Any] = {}
+    for name, spec in (params_spec or {}).items():
+        field = f"params.{name}"
+        try:
+            values[name] = P._generate_one(spec, P._rng_for(seed, name), values, field)
+        except SpecError as exc:
+            msg = str(exc)
+            m = re.match(r"^(params\.[A-Za-z0-9_]+(?:\[\d+\])*): (.*)$", msg, re.S)
+            ctx.fail(m.group(1) if m else field, m.group(2) if m else msg)
+        except Exception as exc:  # engine or parser failure while drawing a variant
+            ctx.fail(field, f"cannot generate (seed {seed}): {type(exc).__name__}: {exc}")
+    return values
+
+
+def get_checker(kind: str):
+    """The checker registered for ``kind`` (importing :mod:`checkers.kinds` registers every kind)."""
+    from .. import kinds
+    from ..kinds import base
+
+    finder = getattr(kinds, "get_checker", None) or base.get_checker
+    return finder(kind)
