@@ -1,0 +1,344 @@
+"""Policy and value objectives: PPO ratio, clipped policy loss, value loss, entropy, the TRPO surrogate
+and the GRPO loss (contract §4, "Policy and value objectives").
+
+Authorities: volcengine/verl ``verl/trainer/ppo/core_algos.py`` (``compute_policy_loss_vanilla``,
+``compute_value_loss``, ``compute_entropy_loss``, ``agg_loss``), TRL v0.11 ``PPOTrainer.loss`` for
+``ratio_threshold``, and TRL v0.28 ``GRPOTrainer._compute_loss``. Re-implemented, not copied.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .errors import ReferenceInputError
+from .masked import CONVENTIONS, LOSS_AGG_MODES, agg_loss_t, masked_mean_t
+from .registry import Param, register
+from .tensors import TensorContext, require_mask, require_ndim, require_positive, require_same_shape
+
+_BT = "(B, T)"
+_CONV = Param("convention", "choice", "verl", choices=CONVENTIONS,
+              doc="masked means of the metrics: verl Σm+1e-8, trl/openrlhf Σm")
+_AGG = Param("loss_agg_mode", "choice", "token-mean", choices=LOSS_AGG_MODES)
+GLOBAL_BATCH_PARAMS = [
+    Param("dp_size", "int", 1, doc="data-parallel size (verl agg_loss)"),
+    Param("batch_num_tokens", "float", None, doc="counted tokens in the global batch"),
+    Param("global_batch_size", "float", None, doc="sequences in the global batch"),
+    Param("loss_scale_factor", "float", None, doc="seq-mean-token-sum-norm divisor; default T"),
+]
+
+
+def _check_token_tensors(mask: torch.Tensor | None = None, **tensors: torch.Tensor) -> None:
+    first = next(iter(tensors))
+    require_ndim(tensors[first], first, 2)
+    require_same_shape(**tensors, **({} if mask is None else {"mask": mask}))
+    if mask is not None:
+        require_mask(mask)
+
+
+def _check_nonneg(value: float | None, name: str) -> None:
+    if value is not None:
+        if not math.isfinite(value):
+            raise ReferenceInputError(name, "must be finite")
+        require_positive(value, name, allow_zero=True)
+
+
+def _skip_if_ratio_high(loss: torch.Tensor, ratio: torch.Tensor, mask: torch.Tensor, threshold: float | None,
+                        convention: str) -> torch.Tensor:
+    """TRL v0.11 skips a batch whose mean ratio exceeds the threshold by multiplying the loss by 0.
+
+    Multiplying (rather than returning a constant) keeps the graph, so the gradient is an exact zero.
+    """
+    if threshold is None:
+        return loss
+    with torch.no_grad():
+        mean_ratio = masked_mean_t(ratio, mask, None, convention).item()
+    return loss * 0.0 if mean_ratio > threshold else loss
+
+
+@register("ppo.ratio",
+          params=[Param("log_prob", "tensor", shape="(...)"), Param("old_log_prob", "tensor", shape="same")],
+          outputs=["ratio"])
+def ppo_ratio(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Importance ratio ρ = π_θ/π_old = exp(log_prob − old_log_prob) (Schulman et al. 2017, eq. 6)."""
+    require_same_shape(log_prob=log_prob, old_log_prob=old_log_prob)
+    return {"ratio": torch.exp(log_prob - old_log_prob)}
+
+
+@register("ppo.policy_loss",
+          params=[Param("old_log_prob", "tensor", shape=_BT), Param("log_prob", "tensor", shape=_BT),
+                  Param("advantages", "tensor", shape=_BT), Param("mask", "tensor", shape=_BT),
+                  Param("clip_ratio", "float", 0.2),
+                  Param("clip_ratio_low", "float", None, doc="default clip_ratio"),
+                  Param("clip_ratio_high", "float", None, doc="default clip_ratio"),
+                  Param("clip_ratio_c", "float", 3.0, doc="dual-clip bound (> 1); None disables"),
+                  _AGG,
+                  Param("clamp_log_ratio", "float", 20.0, doc="clamp log ρ to ±this before exp; None: no clamp"),
+                  Param("ratio_threshold", "float", None, doc="TRL v0.11: zero the loss when mean ρ exceeds it"),
+                  *GLOBAL_BATCH_PARAMS, _CONV],
+          outputs=["pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl"])
+def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: torch.Tensor,
+                    advantages: torch.Tensor, mask: torch.Tensor, clip_ratio: float, clip_ratio_low: float | None,
+                    clip_ratio_high: float | None, clip_ratio_c: float | None, loss_agg_mode: str,
+                    clamp_log_ratio: float | None, ratio_threshold: float | None, dp_size: int,
+                    batch_num_tokens: float | None, global_batch_size: float | None,
+                    loss_scale_factor: float | None, convention: str) -> dict[str, torch.Tensor]:
+    """PPO clipped surrogate with dual clip, as verl ``compute_policy_loss_vanilla``.
+
+    δ = clamp(log_prob − old_log_prob, ±clamp_log_ratio), ρ = e^δ, ε_lo/ε_hi default clip_ratio.
+    L1 = −A·ρ, L2 = −A·clip(ρ, 1 − ε_lo, 1 + ε_hi), Lc = max(L1, L2); dual clip (Ye et al. 2020):
+    L3 = −A·c, L = min(L3, Lc) where A < 0, else Lc. per_token_loss = L (unmasked);
+    pg_loss = loss.aggregate(L, mask, loss_agg_mode, global-batch arguments).
+    Metrics (masked means of the convention): pg_clipfrac = mean 1[L2 > L1]; ppo_kl = mean(−δ);
+    pg_clipfrac_lower = mean 1[Lc > L3]·1[A < 0] (0 when clip_ratio_c is None);
+    approx_kl = ½·mean (log_prob − old_log_prob)² (unclamped). With ``ratio_threshold`` (TRL v0.11)
+    pg_loss is multiplied by 0 when the masked mean of ρ exceeds it.
+    """
+    _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, advantages=advantages, mask=mask)
+    _check_nonneg(clip_ratio, "clip_ratio")
+    _check_nonneg(clip_ratio_low, "clip_ratio_low")
+    _check_nonneg(clip_ratio_high, "clip_ratio_high")
+    if clip_ratio_c is not None and not clip_ratio_c > 1.0:
+        raise ReferenceInputError("clip_ratio_c", "the dual-clip bound must be greater than 1 (or None to disable it)")
+    if clamp_log_ratio is not None:
+        require_positive(clamp_log_ratio, "clamp_log_ratio")
+    if ratio_threshold is not None:
+        require_positive(ratio_threshold, "ratio_threshold")
+    eps_lo = clip_ratio if clip_ratio_low is None else clip_ratio_low
+    eps_hi = clip_ratio if clip_ratio_high is None else clip_ratio_high
+
+    raw = log_prob - old_log_prob
+    delta = raw if clamp_log_ratio is None else torch.clamp(raw, -clamp_log_ratio, clamp_log_ratio)
+    ratio = torch.exp(delta)
+    loss1 = -advantages * ratio
+    loss2 = -advantages * torch.clamp(ratio, 1 - eps_lo, 1 + eps_hi)
+    clipped = torch.maximum(loss1, loss2)
+    pg_clipfrac = masked_mean_t(torch.gt(loss2, loss1).to(ratio.dtype), mask, None, convention)
+    negative = advantages < 0
+    if clip_ratio_c is None:
+        per_token = clipped
+        pg_clipfrac_lower = torch.zeros((), dtype=ratio.dtype, device=ratio.device)
+    else:
+        loss3 = -advantages * clip_ratio_c
+        per_token = torch.where(negative, torch.minimum(loss3, clipped), clipped)
+        lower = (torch.gt(clipped, loss3) & negative).to(ratio.dtype)
+        pg_clipfrac_lower = masked_mean_t(lower, mask, None, convention)
+    pg_loss = agg_loss_t(per_token, mask, loss_agg_mode, dp_size, batch_num_tokens, global_batch_size,
+                         loss_scale_factor)
+    pg_loss = _skip_if_ratio_high(pg_loss, ratio, mask, ratio_threshold, convention)
+    return {
+        "pg_loss": pg_loss,
+        "pg_clipfrac": pg_clipfrac,
+        "ppo_kl": masked_mean_t(-delta, mask, None, convention),
+        "pg_clipfrac_lower": pg_clipfrac_lower,
+        "per_token_loss": per_token,
+        "approx_kl": 0.5 * masked_mean_t(raw ** 2, mask, None, convention),
+    }
+
+
+@register("ppo.value_loss",
+          params=[Param("vpreds", "tensor", shape=_BT), Param("returns", "tensor", shape=_BT),
+                  Param("values", "tensor", shape=_BT, doc="old values (rollout)"), Param("mask", "tensor", shape=_BT),
+                  Param("cliprange_value", "float", 0.5, doc="None: no clipping"), _AGG,
+                  Param("ratio", "tensor", None, shape=_BT, doc="policy ratio for ratio_threshold"),
+                  Param("ratio_threshold", "float", None), *GLOBAL_BATCH_PARAMS, _CONV],
+          outputs=["vf_loss", "vf_clipfrac", "per_token_loss"])
+def ppo_value_loss(ctx: TensorContext, vpreds: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
+                   mask: torch.Tensor, cliprange_value: float | None, loss_agg_mode: str,
+                   ratio: torch.Tensor | None, ratio_threshold: float | None, dp_size: int,
+                   batch_num_tokens: float | None, global_batch_size: float | None,
+                   loss_scale_factor: float | None, convention: str) -> dict[str, torch.Tensor]:
+    """Clipped value loss, as verl ``compute_value_loss``.
+
+    v_clip = clamp(v, V_old − c, V_old + c); per_token_loss = ½·max((v − R)², (v_clip − R)²) (unmasked);
+    vf_loss = ½·loss.aggregate(max(...), mask, loss_agg_mode); vf_clipfrac = masked mean of
+    1[(v_clip − R)² > (v − R)²] (the convention's mean). ``cliprange_value=None``: v_clip = v.
+    With ``ratio`` and ``ratio_threshold`` (TRL v0.11) vf_loss is multiplied by 0 when the masked mean
+    ratio exceeds the threshold.
+    """
+    _check_token_tensors(vpreds=vpreds, returns=returns, values=values, mask=mask)
+    _check_nonneg(cliprange_value, "cliprange_value")
+    if ratio_threshold is not None:
+        if ratio is None:
+            raise ReferenceInputError("ratio_threshold", "needs the policy ratio in `ratio`")
+        require_positive(ratio_threshold, "ratio_threshold")
+    if ratio is not None:
+        require_same_shape(vpreds=vpreds, ratio=ratio)
+    if cliprange_value is None:
+        v_clip = vpreds
+    else:
+        v_clip = torch.clamp(vpreds, values - cliprange_value, values + cliprange_value)
+    loss1 = (vpreds - returns) ** 2
+    loss2 = (v_clip - returns) ** 2
+    worst = torch.maximum(loss1, loss2)
+    vf_loss = 0.5 * agg_loss_t(worst, mask, loss_agg_mode, dp_size, batch_num_tokens, global_batch_size,
+                               loss_scale_factor)
+    if ratio is not None:
+        vf_loss = _skip_if_ratio_high(vf_loss, ratio, mask, ratio_threshold, convention)
+    return {"vf_loss": vf_loss,
+            "vf_clipfrac": masked_mean_t(torch.gt(loss2, loss1).to(loss1.dtype), mask, None, convention),
+            "per_token_loss": 0.5 * worst}
+
+
+@register("ppo.entropy",
+          params=[Param("logits", "tensor", shape="(B, T, V)"),
+                  Param("mask", "tensor", None, shape=_BT), _AGG, *GLOBAL_BATCH_PARAMS],
+          outputs=["entropy", "entropy_loss"])
+def ppo_entropy(ctx: TensorContext, logits: torch.Tensor, mask: torch.Tensor | None, loss_agg_mode: str,
+                dp_size: int, batch_num_tokens: float | None, global_batch_size: float | None,
+                loss_scale_factor: float | None) -> dict[str, torch.Tensor]:
+    """Per-position entropy of softmax(logits) over the last axis, as verl ``entropy_from_logits``.
+
+    H = logsumexp(z) − Σ softmax(z)·z. With a mask: entropy_loss = loss.aggregate(H, mask,
+    loss_agg_mode) (verl ``compute_entropy_loss``).
+    """
+    if logits.dim() < 1 or logits.shape[-1] == 0:
+        raise ReferenceInputError("logits", "needs a non-empty last (vocabulary) axis")
+    with torch.no_grad():
+        if torch.isnan(logits).any().item() or torch.isposinf(logits).any().item():
+            raise ReferenceInputError("logits", "must not contain nan or +inf")
+    probs = torch.softmax(logits, dim=-1)
+    # 0·(−inf) would be nan for a masked-out vocabulary entry; its contribution is 0.
+    weighted = torch.where(probs > 0, probs * logits, torch.zeros_like(logits))
+    entropy = torch.logsumexp(logits, dim=-1) - weighted.sum(dim=-1)
+    out = {"entropy": entropy}
+    if mask is not None:
+        if mask.shape != entropy.shape:
+            raise ReferenceInputError("mask", f"shape {tuple(mask.shape)} does not match logits' leading shape "
+                                              f"{tuple(entropy.shape)}")
+        require_mask(mask)
+        out["entropy_loss"] = agg_loss_t(entropy, mask, loss_agg_mode, dp_size, batch_num_tokens,
+                                         global_batch_size, loss_scale_factor)
+    return out
+
+
+@register("trpo.surrogate",
+          params=[Param("log_prob", "tensor", shape=_BT), Param("old_log_prob", "tensor", shape=_BT),
+                  Param("advantages", "tensor", shape=_BT), Param("mask", "tensor", shape=_BT)],
+          outputs=["per_token", "surrogate"])
+def trpo_surrogate(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: torch.Tensor,
+                   advantages: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
+    """TRPO surrogate objective (Schulman et al. 2015, eq. 14) L = E[ρ·A], ρ = exp(log_prob − old_log_prob).
+
+    per_token = ρ·A; surrogate = masked mean (verl convention, Σm + 1e-8). Maximised, not a loss.
+    """
+    _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, advantages=advantages, mask=mask)
+    per_token = torch.exp(log_prob - old_log_prob) * advantages
+    return {"per_token": per_token, "surrogate": masked_mean_t(per_token, mask, None, "verl")}
+
+
+GRPO_LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
+IS_LEVELS = ("token", "sequence")
+
+
+def _grpo_aggregate(per_token: torch.Tensor, mask: torch.Tensor, loss_type: str, max_len: int,
+                    num_items: float | torch.Tensor) -> torch.Tensor:
+    """The four normalisations of TRL ``GRPOTrainer._compute_loss`` (one process, no accumulation)."""
+    summed = per_token * mask
+    if loss_type == "grpo":
+        return (summed.sum(-1) / mask.sum(-1).clamp(min=1.0)).mean()
+    if loss_type == "bnpo":
+        return summed.sum() / mask.sum().clamp(min=1.0)
+    if loss_type == "dr_grpo":
+        return summed.sum() / (per_token.size(0) * max_len)
+    return summed.sum() / num_items  # dapo
+
+
+@register("grpo.loss",
+          params=[Param("log_prob", "tensor", shape=_BT), Param("advantages", "tensor", shape="(B,)"),
+                  Param("mask", "tensor", shape=_BT),
+                  Param("old_log_prob", "tensor", None, shape=_BT, doc="None: log_prob detached (one update)"),
+                  Param("ref_log_prob", "tensor", None, shape=_BT, doc="needed when beta != 0"),
+                  Param("epsilon", "float", 0.2), Param("epsilon_high", "float", None, doc="default epsilon"),
+                  Param("beta", "float", 0.04),
+                  Param("loss_type", "choice", "grpo", choices=GRPO_LOSS_TYPES),
+                  Param("max_completion_length", "int", None, doc="dr_grpo divisor; default T"),
+                  Param("num_items_in_batch", "float", None, doc="dapo divisor; default Σ mask"),
+                  Param("delta", "float", None, doc="upper cap on the unclipped ratio (two-sided clipping)"),
+                  Param("importance_sampling_level", "choice", "token", choices=IS_LEVELS),
+                  Param("use_bias_correction_kl", "bool", False)],
+          outputs=["loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region"])
+def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor,
+              old_log_prob: torch.Tensor | None, ref_log_prob: torch.Tensor | None, epsilon: float,
+              epsilon_high: float | None, beta: float, loss_type: str, max_completion_length: int | None,
+              num_items_in_batch: float | None, delta: float | None, importance_sampling_level: str,
+              use_bias_correction_kl: bool) -> dict[str, torch.Tensor]:
+    """GRPO objective, as TRL v0.28 ``GRPOTrainer._compute_loss`` with one process.
+
+    log w = log_prob − old_log_prob per token (``token``) or its masked mean per row,
+    Σ_t m·log w / max(Σ_t m, 1) (``sequence``, GSPO); ρ = e^{log w}; ρ̂ = clip(ρ, 1 − ε, 1 + ε_high);
+    with ``delta`` ρ ← min(ρ, δ) after ρ̂ is formed. L = −min(ρ·A, ρ̂·A) + β·k3, k3 = e^{ref − lp} −
+    (ref − lp) − 1 (times the unclipped, uncapped ρ when ``use_bias_correction_kl``). old_log_prob None
+    means the detached log_prob (ρ = 1, the gradient of ρ is still there).
+    loss: grpo mean_b(Σ_t m·L / max(Σ_t m, 1)); bnpo Σ m·L / max(Σ m, 1); dr_grpo Σ m·L / (B·max_len);
+    dapo Σ m·L / num_items_in_batch. Metrics: kl = Σ m·k3 / max(Σ m, 1); clip_ratio_low = share of
+    ρ < 1 − ε with A < 0, clip_ratio_high = share of ρ > 1 + ε_high with A > 0 (ρ after the δ cap),
+    clip_ratio_region their union; token level: masked over tokens, sequence level: mean over rows.
+    Defaults β = 0.04 and ``grpo`` follow DeepSeekMath (Shao et al. 2024), not TRL's β = 0 / ``dapo``.
+    """
+    _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, ref_log_prob=ref_log_prob, mask=mask)
+    if advantages.dim() == 1:
+        if advantages.shape[0] != log_prob.shape[0]:
+            raise ReferenceInputError("advantages", f"needs one value per row ({log_prob.shape[0]}), "
+                                                    f"got {advantages.shape[0]}")
+        adv = advantages.unsqueeze(1)
+    elif advantages.shape == log_prob.shape:
+        adv = advantages  # TRL also takes per-token advantages (B, T)
+    else:
+        raise ReferenceInputError("advantages", f"must have shape (B,) or (B, T), got {tuple(advantages.shape)}")
+    _check_nonneg(epsilon, "epsilon")
+    _check_nonneg(epsilon_high, "epsilon_high")
+    _check_nonneg(beta, "beta")
+    if beta != 0.0 and ref_log_prob is None:
+        raise ReferenceInputError("ref_log_prob", "required when beta != 0 (the KL term)")
+    if delta is not None:
+        require_positive(delta, "delta")
+    if max_completion_length is not None and max_completion_length < 1:
+        raise ReferenceInputError("max_completion_length", "must be a positive integer")
+    if num_items_in_batch is not None:
+        require_positive(num_items_in_batch, "num_items_in_batch")
+    eps_lo = epsilon
+    eps_hi = epsilon if epsilon_high is None else epsilon_high
+    max_len = log_prob.shape[1] if max_completion_length is None else max_completion_length
+    num_items = mask.sum() if num_items_in_batch is None else num_items_in_batch
+
+    old = log_prob.detach() if old_log_prob is None else old_log_prob
+    log_ratio = log_prob - old
+    if importance_sampling_level == "token":
+        log_w = log_ratio
+    else:
+        log_w = ((log_ratio * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)).unsqueeze(-1)
+    coef_1 = torch.exp(log_w)
+
+    per_token_kl = None
+    if ref_log_prob is not None:
+        d = ref_log_prob - log_prob
+        per_token_kl = torch.exp(d) - d - 1
+        if use_bias_correction_kl:
+            per_token_kl = per_token_kl * coef_1
+
+    coef_2 = torch.clamp(coef_1, 1 - eps_lo, 1 + eps_hi)
+    if delta is not None:
+        coef_1 = torch.clamp(coef_1, max=delta)
+    per_token = -torch.minimum(coef_1 * adv, coef_2 * adv)
+    if beta != 0.0:
+        per_token = per_token + beta * per_token_kl
+    loss = _grpo_aggregate(per_token, mask, loss_type, max_len, num_items)
+
+    count = mask.sum().clamp(min=1.0)
+
+    def batch_mean(x: torch.Tensor) -> torch.Tensor:
+        # A (B, 1) tensor only arises at sequence level; TRL then averages over rows.
+        if x.shape[1] == 1 and importance_sampling_level == "sequence":
+            return x.mean()
+        return (x * mask).sum() / count
+
+    low = ((coef_1 < 1 - eps_lo) & (adv < 0)).to(log_prob.dtype)
+    high = ((coef_1 > 1 + eps_hi) & (adv > 0)).to(log_prob.dtype)
+    region = torch.maximum(low, high)
+    out = {"loss": loss, "clip_ratio_low": batch_mean(low), "clip_ratio_high": batch_mean(high),
+           "clip_ratio_region": batch_mean(region)}
+    if per_token_kl is not None:
+        out["kl"] = batch_mean(per_token_kl)
+    return out
