@@ -1,0 +1,93 @@
+"""Request parsing for the API: JSON bodies and typed fields, each error naming its field."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
+from ..services.answers import norm_lang, type_name
+
+_MISSING = object()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (send the string \"nan\", \"inf\" or \"-inf\")")
+
+
+def json_body() -> dict[str, Any]:
+    """The request's JSON object: 415 unless the body is JSON, 413 if too large, 400 if malformed."""
+    mimetype = request.mimetype or ""
+    if not (mimetype == "application/json" or mimetype.endswith("+json")):
+        raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json",
+                                   "Content-Type")
+    try:
+        raw = request.get_data(cache=True)
+    except RequestEntityTooLarge:
+        raise PayloadTooLarge(f"request body larger than {request.max_content_length} bytes") from None
+    if request.max_content_length is not None and len(raw) > request.max_content_length:
+        raise PayloadTooLarge(f"request body larger than {request.max_content_length} bytes")
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise BadRequest("the body is not UTF-8", None, code="malformed_json") from None
+    except RecursionError:
+        raise BadRequest("the JSON body is nested too deeply", None, code="malformed_json") from None
+    except ValueError as exc:
+        raise BadRequest(f"malformed JSON: {exc}", None, code="malformed_json") from None
+    if not isinstance(data, dict):
+        raise BadRequest(f"the JSON body must be an object, got {type_name(data)}", None, code="malformed_json")
+    return data
+
+
+def field(body: dict, name: str, kind: type | tuple[type, ...], *, required: bool = True,
+          default: Any = None, path: str | None = None) -> Any:
+    value = body.get(name, _MISSING)
+    path = path or name
+    if value is _MISSING or value is None:
+        if required:
+            raise ValidationError(f"{path} is required", path, code="missing_field")
+        return default
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    if not ok:
+        names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        raise ValidationError(f"{path} must be {names}, got {type_name(value)}", path)
+    return value
+
+
+_KIND_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
+               bool: "a boolean"}
+
+
+def check_unknown(body: dict, allowed: set[str]) -> None:
+    for key in body:
+        if key not in allowed:
+            raise ValidationError(f"unknown field {key!r} (allowed: {', '.join(sorted(allowed))})", key,
+                                  code="unknown_field")
+
+
+def request_lang(body: dict | None = None) -> str:
+    if body is not None and body.get("lang") is not None:
+        return norm_lang(body.get("lang"))
+    return norm_lang(request.args.get("lang"))
+
+
+def query_int(name: str) -> int | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw, 10)
+    except ValueError:
+        raise ValidationError(f"{name} must be an integer, got {raw!r}", name) from None
+
+
+def ok(body: Any, status: int = 200):
+    resp = jsonify(body)
+    resp.status_code = status
+    return resp

@@ -1,0 +1,226 @@
+"""The OpenAPI 3 document of API v1, served at ``/api/v1/openapi.json``.
+
+A test walks ``app.url_map`` and fails when a route under ``/api/v1`` is missing here (or a path here
+has no route), so this stays in step with the code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import bp
+from .helpers import ok
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    text = {400: "Malformed JSON or a body that is not an object", 404: "Unknown resource",
+            413: "Request body or element count too large", 415: "Body is not application/json",
+            422: "A field has the wrong type or value (the envelope names it)", 500: "Internal error (no details)",
+            503: "Database busy; retry"}
+    return {str(c): _json(_ref("Error"), text[c]) for c in codes}
+
+
+def _body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+LANG = {"name": "lang", "in": "query", "required": False, "schema": {"type": "string", "enum": ["en", "zh"]},
+        "description": "language of titles, prompts and feedback (default en)"}
+QID = {"name": "qid", "in": "path", "required": True, "schema": {"type": "string"}, "description": "question id"}
+FNAME = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"},
+         "description": "engine function name, e.g. kl.k3"}
+BODY_ERRORS = (400, 413, 415, 422, 500)
+
+NUMBER_OR_NONFINITE = {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["nan", "inf", "-inf"]}]}
+TENSOR = {"description": "a number, a non-finite string or a nested list of them",
+          "oneOf": [NUMBER_OR_NONFINITE, {"type": "array", "items": {}}]}
+MESSAGE = {"type": "string", "description": "in the requested language"}
+INTERPRETATION = {"type": ["object", "null"], "properties": {
+    "text": {"type": "string"}, "latex": {"type": "string"}, "mathml": {"type": "string"}}}
+ASSUMPTIONS = {"type": "object", "additionalProperties": _ref("Assumptions")}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+        "type": "object", "required": ["code", "message", "field"], "properties": {
+            "code": {"type": "string"}, "message": {"type": "string"},
+            "field": {"type": ["string", "null"], "description": "the offending field, e.g. answers.a"},
+            "names": {"type": "array", "items": {"type": "string"},
+                      "description": "unknown_function only: every engine function"}}}}},
+    "Assumptions": {"type": "object", "description": "sympy-style flags, or domain=probability for (0, 1)",
+                    "properties": {"positive": {"type": "boolean"}, "negative": {"type": "boolean"},
+                                   "nonnegative": {"type": "boolean"}, "nonpositive": {"type": "boolean"},
+                                   "real": {"type": "boolean"}, "integer": {"type": "boolean"},
+                                   "nonzero": {"type": "boolean"},
+                                   "domain": {"type": "string", "enum": ["probability"]}},
+                    "additionalProperties": False},
+    "QuestionSummary": {"type": "object", "properties": {
+        "id": {"type": "string"}, "ref": {"type": ["string", "null"]},
+        "level": {"type": "string", "enum": ["L1", "L2", "L3"]}, "title": MESSAGE,
+        "tags": {"type": "array", "items": {"type": "string"}}, "version": {"type": "integer"},
+        "parts": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string"}, "kind": {"type": "string"}}}}}},
+    "QuestionList": {"type": "object", "properties": {
+        "questions": {"type": "array", "items": _ref("QuestionSummary")}}},
+    "PublicPart": {"type": "object", "properties": {
+        "id": {"type": "string"},
+        "kind": {"type": "string", "enum": ["numeric", "array", "symbolic", "derivation", "choice", "freetext"]},
+        "prompt": MESSAGE, "hint": {"type": ["string", "null"]}, "weight": {"type": "number"},
+        "options": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string"}, "text": {"type": "string"}}}},
+        "multiple": {"type": "boolean"}, "variables": {"type": "array", "items": {"type": "string"}},
+        "functions": {"type": "object"}, "start": {}, "goal": {}, "sigfigs": {"type": "integer"}}},
+    "Question": {"type": "object", "description": "one variant; never the expected answers", "properties": {
+        "id": {"type": "string"}, "ref": {"type": ["string", "null"]}, "level": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}}, "title": MESSAGE, "prompt": MESSAGE,
+        "variant": {"type": "integer"}, "version": {"type": "integer"}, "lang": {"type": "string"},
+        "parts": {"type": "array", "items": _ref("PublicPart")}}},
+    "Answer": {"description": "string (numeric/symbolic/freetext), list of strings (derivation lines), "
+                              "nested list of numbers (array), option id or list of ids (choice)",
+               "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "array", "items": {}}]},
+    "ValidateRequest": {"type": "object", "required": ["part", "answer"], "properties": {
+        "variant": {"type": "integer", "minimum": 0, "maximum": 999999}, "part": {"type": "string"},
+        "answer": _ref("Answer"), "lang": {"type": "string", "enum": ["en", "zh"]}},
+        "additionalProperties": False},
+    "ValidateResult": {"type": "object", "properties": {
+        "valid": {"type": "boolean"}, "interpreted_as": INTERPRETATION,
+        "error": {"type": ["object", "null"], "properties": {
+            "message": MESSAGE, "column": {"type": ["integer", "null"]}, "field": {"type": ["string", "null"]}}}}},
+    "AttemptRequest": {"type": "object", "required": ["variant", "answers"], "properties": {
+        "variant": {"type": "integer", "minimum": 0, "maximum": 999999},
+        "answers": {"type": "object", "additionalProperties": _ref("Answer")},
+        "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
+    "PartVerdict": {"type": "object", "properties": {
+        "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided"]},
+        "score": {"type": "number", "description": "points: verdict score x weight"},
+        "max_score": {"type": "number"},
+        "counted": {"type": "boolean", "description": "false for invalid/undecided: consumes no attempt"},
+        "feedback": MESSAGE, "note": {"type": ["string", "null"]}, "interpreted_as": INTERPRETATION,
+        "details": {"type": "object"}, "steps": {"type": "array", "items": _ref("StepVerdict")},
+        "first_error": {"type": ["integer", "null"]}}},
+    "Solution": {"type": ["object", "null"], "properties": {
+        "key_points": {"type": "array", "items": {"type": "string"}},
+        "pitfalls": {"type": "array", "items": {"type": "string"}},
+        "worked": {"type": ["string", "null"]}, "expected": {"type": "object"}}},
+    "Attempt": {"type": "object", "properties": {
+        "attempt_id": {"type": "string"}, "question_id": {"type": "string"}, "version_id": {"type": "integer"},
+        "variant": {"type": "integer"}, "score": {"type": "number"}, "max_score": {"type": "number"},
+        "counted": {"type": "boolean"}, "created_at": {"type": "string", "format": "date-time"},
+        "parts": {"type": "object", "additionalProperties": _ref("PartVerdict")},
+        "solution": _ref("Solution"),
+        "answers": {"type": "object", "description": "GET only: the answers as submitted"},
+        "learner_id": {"type": "string", "description": "GET only"}, "lang": {"type": "string"}}},
+    "StepVerdict": {"type": "object", "properties": {
+        "index": {"type": "integer"}, "status": {"type": "string"}, "feedback": MESSAGE}},
+    "SymbolicCheckRequest": {"type": "object", "required": ["expected", "answer"], "properties": {
+        "expected": {"type": "string"}, "answer": {"type": "string"}, "variables": ASSUMPTIONS,
+        "mode": {"type": "string", "enum": ["equivalent", "same_form", "up_to_constant", "up_to_sign"],
+                 "default": "equivalent"},
+        "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
+    "DerivationCheckRequest": {"type": "object", "required": ["steps", "start", "goal"], "properties": {
+        "steps": {"type": "array", "items": {"type": "string"}}, "start": {"type": "string"},
+        "goal": {"type": "string"}, "variables": ASSUMPTIONS,
+        "functions": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+            "args": {"type": "array", "items": {"type": "string"}}, "expr": {"type": "string"}}}},
+        "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
+    "Verdict": {"type": "object", "properties": {
+        "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided"]},
+        "score": {"type": "number"}, "feedback": MESSAGE, "note": {"type": ["string", "null"]},
+        "interpreted_as": INTERPRETATION, "details": {"type": "object"},
+        "steps": {"type": "array", "items": _ref("StepVerdict"), "description": "derivation only"},
+        "first_error": {"type": ["integer", "null"], "description": "derivation only: 0-based"}}},
+    "Tensor": TENSOR,
+    "FunctionList": {"type": "object", "properties": {"functions": {"type": "array", "items": {
+        "type": "object", "properties": {"name": {"type": "string"}, "doc": {"type": "string"},
+                                         "params": {"type": "array", "items": {"type": "object"}},
+                                         "outputs": {"type": "array", "items": {"type": "string"}}}}}}},
+    "ReferenceCall": {"type": "object", "description": "keyword arguments of the function",
+                      "additionalProperties": {}},
+    "ReferenceResult": {"type": "object", "properties": {
+        "function": {"type": "string"}, "outputs": {"type": "object", "additionalProperties": _ref("Tensor")}}},
+    "VerifyRequest": {"type": "object", "required": ["args", "claimed"], "properties": {
+        "args": {"type": "object"}, "claimed": {"type": "object", "additionalProperties": _ref("Tensor")},
+        "rtol": {"type": "number", "default": 1e-6}, "atol": {"type": "number", "default": 1e-8}},
+        "additionalProperties": False},
+    "OutputComparison": {"type": "object", "properties": {
+        "match": {"type": "boolean"}, "max_abs_err": {"oneOf": [NUMBER_OR_NONFINITE, {"type": "null"}]},
+        "max_rel_err": {"oneOf": [NUMBER_OR_NONFINITE, {"type": "null"}]}, "mismatches": {"type": "integer"},
+        "first_mismatch": {"type": ["array", "null"], "items": {"type": "integer"}},
+        "reason": {"type": "string"}, "expected": _ref("Tensor"), "claimed": _ref("Tensor")}},
+    "VerifyResult": {"type": "object", "properties": {
+        "function": {"type": "string"}, "match": {"type": "boolean"},
+        "outputs": {"type": "object", "additionalProperties": _ref("OutputComparison")}}},
+}
+
+PATHS: dict[str, Any] = {
+    "/api/v1/questions": {"get": {
+        "summary": "List published questions", "operationId": "listQuestions",
+        "parameters": [{"name": "level", "in": "query", "schema": {"type": "string", "enum": ["L1", "L2", "L3"]}},
+                       {"name": "tag", "in": "query", "schema": {"type": "string"}}, LANG],
+        "responses": {"200": _json(_ref("QuestionList")), **_errors(422, 500)}}},
+    "/api/v1/questions/{qid}": {"get": {
+        "summary": "One variant of a question (a fresh random variant when omitted)", "operationId": "getQuestion",
+        "parameters": [QID, {"name": "variant", "in": "query",
+                             "schema": {"type": "integer", "minimum": 0, "maximum": 999999}}, LANG],
+        "responses": {"200": _json(_ref("Question")), **_errors(404, 422, 500)}}},
+    "/api/v1/questions/{qid}/validate": {"post": {
+        "summary": "Parse an answer without grading it (the 'interpreted as' preview)",
+        "operationId": "validateAnswer", "parameters": [QID, LANG], "requestBody": _body(_ref("ValidateRequest")),
+        "responses": {"200": _json(_ref("ValidateResult")), **_errors(404, *BODY_ERRORS)}}},
+    "/api/v1/questions/{qid}/attempts": {"post": {
+        "summary": "Submit answers; the attempt is stored before the 201", "operationId": "submitAttempt",
+        "parameters": [QID, LANG], "requestBody": _body(_ref("AttemptRequest")),
+        "responses": {"201": _json(_ref("Attempt"), "Created"), **_errors(404, *BODY_ERRORS, 503)}}},
+    "/api/v1/attempts/{attempt_id}": {"get": {
+        "summary": "A stored attempt", "operationId": "getAttempt",
+        "parameters": [{"name": "attempt_id", "in": "path", "required": True, "schema": {"type": "string"}}, LANG],
+        "responses": {"200": _json(_ref("Attempt")), **_errors(404, 500)}}},
+    "/api/v1/check/symbolic": {"post": {
+        "summary": "Is an expression equivalent to the expected one?", "operationId": "checkSymbolic",
+        "parameters": [LANG], "requestBody": _body(_ref("SymbolicCheckRequest")),
+        "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
+    "/api/v1/check/derivation": {"post": {
+        "summary": "Does every step follow from the previous one, from start to goal?",
+        "operationId": "checkDerivation", "parameters": [LANG],
+        "requestBody": _body(_ref("DerivationCheckRequest")),
+        "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
+    "/api/v1/reference": {"get": {
+        "summary": "Every reference-engine function with its parameters and outputs",
+        "operationId": "listReference", "responses": {"200": _json(_ref("FunctionList")), **_errors(500)}}},
+    "/api/v1/reference/{name}": {"post": {
+        "summary": "Run an engine function", "operationId": "callReference", "parameters": [FNAME],
+        "requestBody": _body(_ref("ReferenceCall")),
+        "responses": {"200": _json(_ref("ReferenceResult")), **_errors(404, *BODY_ERRORS)}}},
+    "/api/v1/verify/{name}": {"post": {
+        "summary": "Compare claimed outputs with the engine's", "operationId": "verifyReference",
+        "parameters": [FNAME], "requestBody": _body(_ref("VerifyRequest")),
+        "responses": {"200": _json(_ref("VerifyResult")), **_errors(404, *BODY_ERRORS)}}},
+    "/api/v1/openapi.json": {"get": {
+        "summary": "This document", "operationId": "openapi",
+        "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {}}}}}},
+}
+
+
+def document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "RLHF quiz service API", "version": "1.0.0",
+                 "description": "Questions, attempts, answer checks and the torch reference engine. Every error "
+                                "is {\"error\": {\"code\", \"message\", \"field\"}}. A signed cookie "
+                                "(quiz_learner) identifies the anonymous learner; keep it between requests."},
+        "servers": [{"url": "/"}],
+        "paths": PATHS,
+        "components": {"schemas": SCHEMAS},
+    }
+
+
+@bp.get("/openapi.json")
+def openapi():
+    return ok(document())

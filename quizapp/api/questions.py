@@ -1,0 +1,258 @@
+"""Questions, attempts and the stand-alone symbolic/derivation checks."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from ..db import get_session
+from ..errors import NotFound, ValidationError
+from ..learners import current_learner_id
+from ..services import attempts as attempt_service
+from ..services import questions as question_service
+from ..services.answers import check_answer, json_safe, localize, norm_lang
+from . import bp
+from .helpers import check_unknown, field, json_body, ok, query_int, request_lang
+
+from flask import request
+
+MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
+ASSUMPTION_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "nonzero")
+DOMAINS = ("probability",)
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+MAX_EXPR = 4000
+
+
+def _summary(row: dict, lang: str) -> dict[str, Any]:
+    data = row["data"]
+    title = row["title"]
+    return {
+        "id": row["id"],
+        "ref": row["ref"],
+        "level": row["level"],
+        "title": title.get(lang) or title.get("en"),
+        "tags": row["tags"],
+        "parts": [{"id": p["id"], "kind": p["kind"]} for p in data["parts"]],
+        "version": row["version"],
+    }
+
+
+@bp.get("/questions")
+def list_questions():
+    lang = request_lang()
+    level = request.args.get("level") or None
+    if level is not None and level not in question_service.LEVELS:
+        raise ValidationError(f"level must be one of {', '.join(question_service.LEVELS)}", "level")
+    tag = request.args.get("tag") or None
+    rows = question_service.list_questions(get_session(), level=level, tag=tag)
+    return ok({"questions": [_summary(r, lang) for r in rows]})
+
+
+def _question(qid: str) -> dict:
+    return question_service.get_question(get_session(), qid)
+
+
+@bp.get("/questions/<qid>")
+def get_question(qid: str):
+    from checkers.bank import VARIANT_MAX, public_view
+
+    lang = request_lang()
+    row = _question(qid)
+    variant = query_int("variant")
+    if variant is None:
+        variant = secrets.randbelow(VARIANT_MAX)
+    attempt_service.check_variant(variant)
+    view = json_safe(public_view(row["data"], variant, lang))
+    view["variant"] = variant
+    view["version"] = row["version"]
+    view["lang"] = lang
+    return ok(view)
+
+
+def _part(row: dict, body: dict) -> dict:
+    pid = field(body, "part", str)
+    for part in row["data"]["parts"]:
+        if part["id"] == pid:
+            return part
+    raise ValidationError(f"no part {pid!r} in question {row['id']!r}", "part", code="unknown_part")
+
+
+@bp.post("/questions/<qid>/validate")
+def validate_answer(qid: str):
+    from checkers import grading
+
+    row = _question(qid)
+    body = json_body()
+    check_unknown(body, {"variant", "part", "answer", "lang"})
+    lang = request_lang(body)
+    if "variant" in body:
+        attempt_service.check_variant(body["variant"])
+    part = _part(row, body)
+    if body.get("answer") is None:
+        raise ValidationError("answer is required", "answer", code="missing_field")
+    answer = check_answer(part["kind"], body["answer"], "answer")
+    result = grading.validate(answer, part)
+    result = json_safe(result)
+    error = result.get("error")
+    if error:
+        message = error.get("message_zh") if lang == "zh" and error.get("message_zh") else error.get("message")
+        error = {"message": message, "column": error.get("column"), "field": error.get("field")}
+    return ok({"valid": bool(result.get("valid")), "interpreted_as": result.get("interpreted_as"),
+               "error": error})
+
+
+@bp.post("/questions/<qid>/attempts")
+def submit_attempt(qid: str):
+    session = get_session()
+    question_service.get_question(session, qid)  # 404 before looking at the body
+    body = json_body()
+    check_unknown(body, {"variant", "answers", "lang"})
+    lang = request_lang(body)
+    variant = body.get("variant")
+    if variant is None:
+        raise ValidationError("variant is required (the variant you were shown)", "variant", code="missing_field")
+    answers = field(body, "answers", dict)
+    result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang)
+    resp = ok(result, 201)
+    resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
+    return resp
+
+
+@bp.get("/attempts/<attempt_id>")
+def get_attempt(attempt_id: str):
+    lang = request_lang()
+    return ok(attempt_service.get_attempt(get_session(), attempt_id, lang))
+
+
+# --- the stand-alone verification service ---------------------------------------------------------
+
+def _expr(body: dict, name: str) -> str:
+    value = field(body, name, str)
+    if len(value) > MAX_EXPR:
+        raise ValidationError(f"{name} is longer than {MAX_EXPR} characters", name)
+    return value
+
+
+def _variables(body: dict) -> dict[str, dict]:
+    raw = field(body, "variables", dict, required=False, default={})
+    if len(raw) > 50:
+        raise ValidationError("at most 50 variables", "variables")
+    out: dict[str, dict] = {}
+    for name, spec in raw.items():
+        path = f"variables.{name}"
+        if not NAME.match(name):
+            raise ValidationError(f"{name!r} is not a variable name", path)
+        if spec is None:
+            spec = {}
+        if not isinstance(spec, dict):
+            raise ValidationError("assumptions must be an object such as {\"positive\": true}", path)
+        for key, value in spec.items():
+            if key == "domain":
+                if value not in DOMAINS:
+                    raise ValidationError(f"domain must be one of {', '.join(DOMAINS)}", f"{path}.domain")
+            elif key in ASSUMPTION_FLAGS:
+                if not isinstance(value, bool):
+                    raise ValidationError(f"{key} must be true or false", f"{path}.{key}")
+            else:
+                raise ValidationError(
+                    f"unknown assumption {key!r} (allowed: {', '.join(ASSUMPTION_FLAGS + ('domain',))})",
+                    f"{path}.{key}")
+        out[name] = dict(spec)
+    return out
+
+
+def _functions(body: dict) -> dict[str, dict] | None:
+    raw = field(body, "functions", dict, required=False)
+    if raw is None:
+        return None
+    out = {}
+    for name, spec in raw.items():
+        path = f"functions.{name}"
+        if not NAME.match(name):
+            raise ValidationError(f"{name!r} is not a function name", path)
+        if not isinstance(spec, dict) or set(spec) - {"args", "expr"}:
+            raise ValidationError("a function is {\"args\": [names], \"expr\": \"...\"}", path)
+        args = spec.get("args")
+        if not isinstance(args, list) or not args or not all(isinstance(a, str) and NAME.match(a) for a in args):
+            raise ValidationError("args must be a non-empty list of names", f"{path}.args")
+        expr = spec.get("expr")
+        if not isinstance(expr, str) or len(expr) > MAX_EXPR:
+            raise ValidationError("expr must be a string", f"{path}.expr")
+        out[name] = {"args": list(args), "expr": expr}
+    return out
+
+
+def _verdict_body(verdict: Any, lang: str) -> dict[str, Any]:
+    v = json_safe(verdict)
+    body = {
+        "status": v.get("status"),
+        "score": v.get("score"),
+        "feedback": localize(v.get("feedback"), lang),
+        "note": v.get("note"),
+        "interpreted_as": v.get("interpreted_as"),
+        "details": localize(v.get("details") or {}, lang),
+    }
+    return body
+
+
+def _checker_input_error(exc: Exception, default_field: str):
+    from checkers.verdict import AnswerParseError
+
+    if isinstance(exc, AnswerParseError):
+        where = f" (column {exc.column})" if exc.column is not None else ""
+        return ValidationError(f"{exc.message}{where}", exc.field or default_field, code="unparseable")
+    return ValidationError(str(exc), default_field)
+
+
+@bp.post("/check/symbolic")
+def check_symbolic():
+    from checkers import grading
+    from checkers.verdict import AnswerParseError, SpecError
+
+    body = json_body()
+    check_unknown(body, {"expected", "answer", "variables", "mode", "lang"})
+    lang = request_lang(body)
+    expected = _expr(body, "expected")
+    answer = _expr(body, "answer")
+    variables = _variables(body)
+    mode = field(body, "mode", str, required=False, default="equivalent")
+    if mode not in MODES:
+        raise ValidationError(f"mode must be one of {', '.join(MODES)}", "mode")
+    try:
+        verdict = grading.check_symbolic(expected, answer, variables, mode=mode)
+    except (AnswerParseError, SpecError) as exc:
+        raise _checker_input_error(exc, "expected") from None
+    return ok(_verdict_body(verdict, lang))
+
+
+@bp.post("/check/derivation")
+def check_derivation():
+    from checkers import grading
+    from checkers.verdict import AnswerParseError, SpecError
+
+    body = json_body()
+    check_unknown(body, {"steps", "start", "goal", "variables", "functions", "lang"})
+    lang = request_lang(body)
+    steps = check_answer("derivation", body.get("steps") if body.get("steps") is not None else _missing("steps"),
+                         "steps")
+    start = _expr(body, "start")
+    goal = _expr(body, "goal")
+    variables = _variables(body)
+    functions = _functions(body)
+    try:
+        verdict = grading.check_derivation(steps, start, goal, variables, functions=functions)
+    except (AnswerParseError, SpecError) as exc:
+        raise _checker_input_error(exc, "start") from None
+    out = _verdict_body(verdict, lang)
+    details = out["details"]
+    out["steps"] = details.get("steps", [])
+    out["first_error"] = details.get("first_error")
+    return ok(out)
+
+
+def _missing(name: str):
+    raise ValidationError(f"{name} is required", name, code="missing_field")
+
+
+__all__ = ["NotFound", "norm_lang"]

@@ -1,0 +1,181 @@
+"""The reference engine over HTTP (shared/reference-contract.md §2).
+
+Tensors travel as nested lists; non-finite floats as the strings "nan", "inf", "-inf" in both
+directions. 404 for an unknown function (the body lists the names), 422 for bad arguments (naming the
+field), 413 for more than 1,000,000 elements in one request.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flask import current_app
+
+from ..errors import NotFound, PayloadTooLarge, ValidationError
+from ..services.answers import json_safe
+from . import bp
+from .helpers import check_unknown, json_body, ok
+
+MAX_ELEMENTS = 1_000_000
+NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
+             "infinity": math.inf, "-infinity": -math.inf}
+
+
+def _engine():
+    from checkers import reference
+    return reference
+
+
+def count_elements(value: Any) -> int:
+    """Scalars in a JSON value (lists and objects walked iteratively)."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            count += 1
+    return count
+
+
+def _check_size(body: Any) -> None:
+    n = count_elements(body)
+    if n > MAX_ELEMENTS:
+        raise PayloadTooLarge(f"{n} elements in one request; the limit is {MAX_ELEMENTS:,}", None,
+                              code="too_many_elements")
+
+
+def _known(name: str):
+    engine = _engine()
+    if name not in engine.names():
+        names = engine.names()
+        raise NotFound(f"no reference function {name!r}; GET /api/v1/reference lists them", "name",
+                       code="unknown_function", extra={"names": names})
+    return engine
+
+
+def encode_tensor(t: Any) -> Any:
+    """A tensor (or number) as JSON: nested lists, non-finite floats as strings."""
+    import torch
+
+    if isinstance(t, torch.Tensor):
+        t = t.detach().cpu()
+        if t.is_floating_point() and bool(torch.isfinite(t).all()):
+            return t.tolist()
+        return json_safe(t.tolist())
+    return json_safe(t)
+
+
+def _call(engine, name: str, kwargs: dict[str, Any], field_prefix: str = "") -> dict[str, Any]:
+    device = current_app.config.get("QUIZ_DEVICE")
+    if device and "device" not in kwargs:
+        kwargs = {**kwargs, "device": device}
+    try:
+        return engine.call(name, **kwargs)
+    except engine.ReferenceInputError as exc:
+        where = f"{field_prefix}{exc.argument}" if exc.argument else (field_prefix.rstrip(".") or None)
+        raise ValidationError(exc.reason if exc.argument else str(exc), where, code="invalid_argument") from None
+
+
+@bp.get("/reference")
+def reference_list():
+    engine = _engine()
+    return ok({"functions": [json_safe(engine.describe(n)) for n in engine.names()]})
+
+
+@bp.post("/reference/<name>")
+def reference_call(name: str):
+    engine = _known(name)
+    body = json_body()
+    _check_size(body)
+    outputs = _call(engine, name, body)
+    return ok({"function": name, "outputs": {k: encode_tensor(v) for k, v in outputs.items()}})
+
+
+def _decode(value: Any, path: str) -> Any:
+    if isinstance(value, list):
+        return [_decode(v, path) for v in value]
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in NONFINITE:
+            return NONFINITE[key]
+        raise ValidationError(f"expected a number, got the string {value!r}", path)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError("expected a number or a nested list of numbers", path)
+    return float(value)
+
+
+def _tolerance(body: dict, name: str, default: float) -> float:
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValidationError(f"{name} must be a non-negative number", name)
+    return float(value)
+
+
+def compare(expected_t: Any, claimed_raw: Any, path: str, rtol: float, atol: float) -> dict[str, Any]:
+    import torch
+
+    expected = expected_t.detach().cpu().to(torch.float64) if isinstance(expected_t, torch.Tensor) \
+        else torch.tensor(float(expected_t), dtype=torch.float64)
+    try:
+        claimed = torch.tensor(_decode(claimed_raw, path), dtype=torch.float64)
+    except (ValueError, TypeError):
+        raise ValidationError("must be a number or a rectangular nested list of numbers", path) from None
+    result: dict[str, Any] = {"match": False, "max_abs_err": None, "max_rel_err": None, "mismatches": 0,
+                              "first_mismatch": None, "expected": encode_tensor(expected),
+                              "claimed": encode_tensor(claimed)}
+    if claimed.shape != expected.shape:
+        result["mismatches"] = max(expected.numel(), claimed.numel())
+        result["reason"] = (f"shape mismatch: claimed {list(claimed.shape)}, expected {list(expected.shape)}")
+        return result
+    close = torch.isclose(claimed, expected, rtol=rtol, atol=atol, equal_nan=True)
+    same = (torch.isnan(claimed) & torch.isnan(expected)) | (claimed == expected)
+    diff = torch.where(same, torch.zeros_like(claimed), (claimed - expected).abs())
+    diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
+    rel = torch.where(diff == 0, torch.zeros_like(diff), diff / expected.abs())
+    rel = torch.where(torch.isnan(rel), torch.full_like(rel, math.inf), rel)
+    bad = ~close
+    mismatches = int(bad.sum())
+    result.update({
+        "match": mismatches == 0,
+        "max_abs_err": json_safe(float(diff.max())) if diff.numel() else 0.0,
+        "max_rel_err": json_safe(float(rel.max())) if rel.numel() else 0.0,
+        "mismatches": mismatches,
+    })
+    if mismatches:
+        result["first_mismatch"] = [int(i) for i in torch.nonzero(bad)[0]] if bad.dim() else []
+        result["reason"] = f"{mismatches} element(s) differ beyond rtol={rtol:g}, atol={atol:g}"
+    return result
+
+
+@bp.post("/verify/<name>")
+def verify(name: str):
+    engine = _known(name)
+    body = json_body()
+    check_unknown(body, {"args", "claimed", "rtol", "atol"})
+    _check_size(body)
+    args = body.get("args", {})
+    if not isinstance(args, dict):
+        raise ValidationError("args must be an object of keyword arguments", "args")
+    claimed = body.get("claimed")
+    if not isinstance(claimed, dict) or not claimed:
+        raise ValidationError("claimed must be an object {output: value} naming at least one output", "claimed")
+    rtol = _tolerance(body, "rtol", 1e-6)
+    atol = _tolerance(body, "atol", 1e-8)
+    declared = engine.describe(name)["outputs"]
+    for out_name in claimed:
+        if out_name not in declared:
+            raise ValidationError(f"{name} has no output {out_name!r} (outputs: {', '.join(declared)})",
+                                  f"claimed.{out_name}", code="unknown_output")
+    outputs = _call(engine, name, args, "args.")
+    results = {}
+    for out_name, value in claimed.items():
+        if out_name not in outputs:
+            raise ValidationError(f"{name} does not return {out_name!r} for these arguments",
+                                  f"claimed.{out_name}", code="unknown_output")
+        results[out_name] = compare(outputs[out_name], value, f"claimed.{out_name}", rtol, atol)
+    return ok({"function": name, "match": all(r["match"] for r in results.values()), "outputs": results})

@@ -1,0 +1,162 @@
+"""Command line: ``quizapp <command>`` (Flask CLI commands on the app; also ``flask --app quizapp ...``).
+
+    quizapp db-upgrade                 migrate the database (DATABASE_URL) to the newest schema
+    quizapp load-bank [--path DIR]     load question files: unchanged -> nothing, changed -> new version
+    quizapp selftest [--seeds 20]      run the bank self-test over the question files
+    quizapp export --out DIR           write the published bank as question files
+    quizapp serve [--host --port]      migrate, load the bank, serve with waitress (HOST/PORT env)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from flask import Flask, current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+
+def _upgrade() -> None:
+    from .migrate import upgrade
+
+    before, after = upgrade(current_app._get_current_object())  # type: ignore[attr-defined]
+    if before == after:
+        click.echo(f"database: at {after}, nothing to migrate")
+    else:
+        click.echo(f"database: migrated {before or 'empty'} -> {after}")
+
+
+def _load(path: str) -> None:
+    from checkers.bank import BankError
+
+    from .db import get_session
+    from .services.questions import load_bank_dir
+
+    try:
+        summary = load_bank_dir(get_session(), path)
+    except BankError as exc:
+        raise click.ClickException(f"bank not loaded: {exc}") from None
+    click.echo(summary.text())
+
+
+@click.command("db-upgrade")
+@with_appcontext
+def db_upgrade_command() -> None:
+    """Create or upgrade the database schema (Alembic, idempotent)."""
+    _upgrade()
+
+
+@click.command("db-downgrade")
+@click.option("--to", "target", default="-1", show_default=True, help="revision (base = empty database)")
+@with_appcontext
+def db_downgrade_command(target: str) -> None:
+    """Downgrade the database schema."""
+    from .migrate import downgrade
+
+    before, after = downgrade(current_app._get_current_object(), target)  # type: ignore[attr-defined]
+    click.echo(f"database: {before} -> {after or 'base'}")
+
+
+def _default_bank() -> str:
+    return current_app.config["QUIZ_BANK_PATH"]
+
+
+@click.command("load-bank")
+@click.option("--path", default=None, help="question folder (default QUIZ_BANK_PATH or questions/)")
+@with_appcontext
+def load_bank_command(path: str | None) -> None:
+    """Load the question files into the database (idempotent)."""
+    _load(path or _default_bank())
+
+
+@click.command("selftest")
+@click.option("--path", default=None, help="question folder (default QUIZ_BANK_PATH or questions/)")
+@click.option("--seeds", default=20, show_default=True, type=click.IntRange(1, 10_000))
+@with_appcontext
+def selftest_command(path: str | None, seeds: int) -> None:
+    """Self-test every question file: its own answers grade right for every seed."""
+    from checkers.bank import BankError, load_bank, selftest
+
+    try:
+        questions = load_bank(path or _default_bank())
+    except BankError as exc:
+        raise click.ClickException(str(exc)) from None
+    failed = 0
+    for question in questions:
+        report = selftest(question, seeds=range(seeds))
+        click.echo(report.summary() if hasattr(report, "summary") else f"{question['id']}: {report.ok}")
+        failed += 0 if report.ok else 1
+    click.echo(f"selftest: {len(questions) - failed} ok, {failed} failed ({seeds} seeds each)")
+    if failed:
+        sys.exit(1)
+
+
+@click.command("export")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="folder to write")
+@with_appcontext
+def export_command(out: str) -> None:
+    """Write every published question as a question file (the layout of questions/)."""
+    from .db import get_session
+    from .services.questions import export_bank
+
+    written = export_bank(get_session(), out)
+    click.echo(f"exported {len(written)} question(s) to {out}")
+
+
+@click.command("serve")
+@click.option("--host", default=None, help="default HOST or 127.0.0.1")
+@click.option("--port", default=None, type=int, help="default PORT or 5000")
+@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64))
+@click.option("--bank", "bank_path", default=None, help="question folder (default QUIZ_BANK_PATH)")
+@click.option("--no-load", is_flag=True, help="do not load the bank before serving")
+@with_appcontext
+def serve_command(host: str | None, port: int | None, threads: int, bank_path: str | None,
+                  no_load: bool) -> None:
+    """Migrate, load the bank, then serve with waitress."""
+    import waitress
+
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    host = host or os.environ.get("HOST") or "127.0.0.1"
+    port = port or int(os.environ.get("PORT") or 5000)
+    _upgrade()
+    if not no_load:
+        _load(bank_path or _default_bank())
+    click.echo(f"serving on http://{host}:{port}/ (database {_safe_url(app.config['DATABASE_URL'])})")
+    waitress.serve(app, host=host, port=port, threads=threads, ident="quizapp")
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001
+        return "(unparseable URL)"
+
+
+COMMANDS = (db_upgrade_command, db_downgrade_command, load_bank_command, selftest_command, export_command,
+            serve_command)
+
+
+def register_commands(app: Flask) -> None:
+    for command in COMMANDS:
+        app.cli.add_command(command)
+
+
+def _create_app() -> Flask:
+    from . import create_app
+    return create_app()
+
+
+cli = FlaskGroup(create_app=_create_app, add_default_commands=True, load_dotenv=False,
+                 help="The RLHF quiz service.")
+
+
+def main() -> None:
+    cli.main(prog_name="quizapp")
+
+
+if __name__ == "__main__":  # python -m quizapp.cli
+    main()

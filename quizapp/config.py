@@ -1,0 +1,75 @@
+"""Configuration from the environment (12-factor); ``create_app(config)`` may override any key.
+
+=====================  =========================================================================
+``DATABASE_URL``       SQLAlchemy URL; default ``sqlite:///<instance>/quizapp.sqlite3``.  PostgreSQL:
+                       ``postgresql+psycopg://user:pass@host/db`` (``pip install -e .[postgres]``).
+``SECRET_KEY``         signs the learner cookie; default: a random key kept in ``<instance>/secret_key``
+``QUIZ_DEVICE``        torch device for the reference engine (``cpu``, ``cuda``, ``cuda:1``)
+``MAX_CONTENT_LENGTH`` largest request body in bytes (default 32 MiB: a 1,000,000-element engine call)
+``QUIZ_BANK_PATH``     question folder for ``load-bank``/``serve`` (default ``questions`` of the checkout)
+``GRADE_TIMEOUT``      seconds one part may take to grade before it is ``undecided`` (default 10)
+=====================  =========================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+#: The checkout (editable install): holds ``questions/`` and ``migrations/``.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+#: Bodies of API endpoints other than the reference engine's stay small.
+SMALL_BODY_LIMIT = 1 * 1024 * 1024
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise RuntimeError(f"environment variable {name} must be an integer, got {raw!r}") from None
+
+
+def from_env(instance_path: str) -> dict[str, Any]:
+    """The configuration the environment asks for (defaults filled in; nothing created yet)."""
+    default_db = "sqlite:///" + str(Path(instance_path) / "quizapp.sqlite3")
+    return {
+        "DATABASE_URL": os.environ.get("DATABASE_URL") or default_db,
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or None,
+        "QUIZ_DEVICE": os.environ.get("QUIZ_DEVICE") or None,
+        "MAX_CONTENT_LENGTH": _int_env("MAX_CONTENT_LENGTH", 32 * 1024 * 1024),
+        "SMALL_BODY_LIMIT": SMALL_BODY_LIMIT,
+        "QUIZ_BANK_PATH": os.environ.get("QUIZ_BANK_PATH") or str(PROJECT_ROOT / "questions"),
+        "MIGRATIONS_PATH": str(PROJECT_ROOT / "migrations"),
+        "GRADE_TIMEOUT": float(os.environ.get("GRADE_TIMEOUT") or 10.0),
+        "SQLITE_BUSY_TIMEOUT_MS": _int_env("SQLITE_BUSY_TIMEOUT_MS", 30_000),
+        "LEARNER_COOKIE": "quiz_learner",
+        "LEARNER_COOKIE_MAX_AGE": 400 * 24 * 3600,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "JSON_SORT_KEYS": False,
+    }
+
+
+def instance_secret_key(instance_path: str) -> str:
+    """A random key persisted in the instance folder, so learner cookies survive restarts."""
+    path = Path(instance_path) / "secret_key"
+    try:
+        key = path.read_text().strip()
+        if key:
+            return key
+    except FileNotFoundError:
+        pass
+    key = secrets.token_hex(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:  # O_EXCL: two workers starting at once agree on the first key written
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip() or key
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key

@@ -1,0 +1,92 @@
+"""Anonymous learners: a signed cookie carries a random learner id.
+
+``current_learner_id()`` returns the id of the learner making the request: the one in a valid signed
+cookie, else a fresh one, which is sent back as a cookie on the response. No database row is written
+here; ``ensure_learner(session, learner_id)`` creates the ``Learner`` row on the learner's first write
+(idempotent and safe under concurrency).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Flask, current_app, g, request
+from itsdangerous import BadSignature, URLSafeSerializer
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from .models import Learner
+
+SALT = "quizapp.learner"
+
+
+def _serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=SALT)
+
+
+def _valid_id(value: object) -> bool:
+    if not isinstance(value, str) or len(value) != 32:
+        return False
+    try:
+        uuid.UUID(hex=value)
+    except ValueError:
+        return False
+    return True
+
+
+def current_learner_id() -> str:
+    """The learner of this request (from the signed cookie, or a new id set as a cookie on the response)."""
+    cached = g.get("_learner_id")
+    if cached:
+        return cached
+    learner_id = None
+    raw = request.cookies.get(current_app.config["LEARNER_COOKIE"])
+    if raw:
+        try:
+            value = _serializer().loads(raw)
+        except BadSignature:
+            value = None
+        if _valid_id(value):
+            learner_id = value
+    if learner_id is None:
+        learner_id = uuid.uuid4().hex
+        g._learner_new = True
+    g._learner_id = learner_id
+    return learner_id
+
+
+def ensure_learner(session: Session, learner_id: str) -> None:
+    """Create the learner row if it does not exist yet (inside the caller's transaction)."""
+    if session.get(Learner, learner_id) is not None:
+        return
+    dialect = session.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        if dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert
+        else:
+            from sqlalchemy.dialects.postgresql import insert
+        stmt = insert(Learner).values(id=learner_id, role="learner").on_conflict_do_nothing(
+            index_elements=["id"])
+        session.execute(stmt)
+        return
+    try:  # other databases: a savepoint absorbs a concurrent insert of the same id
+        with session.begin_nested():
+            session.add(Learner(id=learner_id, role="learner"))
+    except IntegrityError:
+        if session.execute(select(Learner.id).where(Learner.id == learner_id)).first() is None:
+            raise
+
+
+def _set_cookie(response):
+    if g.get("_learner_new") and g.get("_learner_id"):
+        cfg = current_app.config
+        response.set_cookie(cfg["LEARNER_COOKIE"], _serializer().dumps(g._learner_id),
+                            max_age=cfg["LEARNER_COOKIE_MAX_AGE"], httponly=True,
+                            samesite=cfg.get("SESSION_COOKIE_SAMESITE") or "Lax",
+                            secure=bool(cfg.get("SESSION_COOKIE_SECURE")))
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.after_request(_set_cookie)

@@ -1,0 +1,129 @@
+"""SQLAlchemy 2.0 models. The schema is created and changed only by the Alembic migrations in
+``migrations/`` (tests check that upgrade-to-head and these models agree).
+
+Design notes (so later issues need no redesign):
+
+* ``questions`` holds the stable slug; every content change is a new immutable row in
+  ``question_versions`` (``number`` 1, 2, ...), with ``status`` draft | published | retired. At most one
+  version per question is published at a time (a partial unique index says so on SQLite and PostgreSQL);
+  publishing a new one retires the previous one, and retiring a question retires its published version.
+  Learners see the published version; a question with none is hidden.  ``created_by`` names the author
+  (issue 6), ``source`` where the content came from (``bank:L1/x.yaml``, ``api``).
+* An attempt records the exact version and variant seed it answered, the raw answers, every part's
+  verdict (both languages), the score and whether it ``counted`` (invalid/undecided parts consume no
+  attempt), so it can always be re-graded and re-displayed.
+* ``learners`` are anonymous (a signed cookie carries the id) until issue 6 adds authors (``role``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (JSON, Boolean, CheckConstraint, DateTime, Float, ForeignKey, Index, Integer,
+                        MetaData, String, UniqueConstraint, text)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+#: JSON everywhere, JSONB on PostgreSQL.
+JSONDoc = JSON().with_variant(JSONB(), "postgresql")
+
+VERSION_STATUSES = ("draft", "published", "retired")
+ROLES = ("learner", "author")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Learner(Base):
+    __tablename__ = "learners"
+    __table_args__ = (
+        CheckConstraint("role IN ('learner', 'author')", name="role"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16), default="learner", server_default="learner")
+    display_name: Mapped[str | None] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    attempts: Mapped[list["Attempt"]] = relationship(back_populates="learner", lazy="raise")
+
+
+class Question(Base):
+    __tablename__ = "questions"
+
+    id: Mapped[str] = mapped_column(String(80), primary_key=True)  # the slug of the question file
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("learners.id", ondelete="SET NULL"))
+
+    versions: Mapped[list["QuestionVersion"]] = relationship(
+        back_populates="question", order_by="QuestionVersion.number", lazy="raise")
+
+
+class QuestionVersion(Base):
+    __tablename__ = "question_versions"
+    __table_args__ = (
+        UniqueConstraint("question_id", "number"),
+        CheckConstraint("status IN ('draft', 'published', 'retired')", name="status"),
+        Index("ix_question_versions_one_published", "question_id", unique=True,
+              sqlite_where=text("status = 'published'"), postgresql_where=text("status = 'published'")),
+        Index("ix_question_versions_status_level", "status", "level"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="draft")
+    content_hash: Mapped[str] = mapped_column(String(128), index=True)
+    level: Mapped[str] = mapped_column(String(8))
+    ref: Mapped[str | None] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONDoc)
+    source: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("learners.id", ondelete="SET NULL"))
+    published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    question: Mapped[Question] = relationship(back_populates="versions", lazy="raise")
+
+
+class Attempt(Base):
+    __tablename__ = "attempts"
+    __table_args__ = (
+        Index("ix_attempts_learner_question_created", "learner_id", "question_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)  # unguessable
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"))
+    question_version_id: Mapped[int] = mapped_column(ForeignKey("question_versions.id", ondelete="CASCADE"),
+                                                     index=True)
+    variant: Mapped[int] = mapped_column(Integer)  # the variant seed, in [0, VARIANT_MAX)
+    answers: Mapped[dict[str, Any]] = mapped_column(JSONDoc)  # raw, as submitted
+    verdicts: Mapped[dict[str, Any]] = mapped_column(JSONDoc)  # part id -> verdict (both languages)
+    score: Mapped[float] = mapped_column(Float)
+    max_score: Mapped[float] = mapped_column(Float)
+    counted: Mapped[bool] = mapped_column(Boolean)  # False: every part was invalid/undecided
+    lang: Mapped[str] = mapped_column(String(8), default="en")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    learner: Mapped[Learner] = relationship(back_populates="attempts", lazy="raise")
+    version: Mapped[QuestionVersion] = relationship(lazy="raise")

@@ -1,0 +1,221 @@
+"""Attempts: grade every part, store the attempt in one transaction, and read attempts back.
+
+The 201 body of ``POST /api/v1/questions/<id>/attempts`` (what :func:`submit_attempt` returns)::
+
+    {"attempt_id", "question_id", "version_id", "variant", "score", "max_score", "counted", "created_at",
+     "parts": {part_id: {"status", "score", "max_score", "counted", "feedback", "note",
+                         "interpreted_as", "details"}},
+     "solution": {"key_points", "pitfalls", "worked", "expected": {part_id: ...}}}
+
+A part's ``score`` is in points (verdict score x the part's weight). ``invalid``/``undecided`` parts
+(and parts left unanswered) have ``counted: false``: they consume no attempt and add nothing; an
+attempt with no counted part at all is stored with ``counted: false`` and is ignored by
+:func:`last_results`.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import NotFound, ValidationError
+from ..learners import ensure_learner
+from ..models import Attempt, QuestionVersion
+from .answers import check_answer, json_safe, localize, norm_lang
+from .questions import published_version
+
+log = logging.getLogger(__name__)
+
+UNANSWERED = {"en": "No answer was given for this part.", "zh": "此小题未作答。"}
+CHECKER_FAILED = {"en": "This answer could not be checked right now; it does not count. Please try again.",
+                  "zh": "暂时无法判定此答案，本次不计入。请重试。"}
+
+
+def check_variant(variant: Any, field: str = "variant") -> int:
+    from checkers.bank import VARIANT_MAX
+
+    if isinstance(variant, bool) or not isinstance(variant, int):
+        raise ValidationError(f"variant must be an integer in [0, {VARIANT_MAX})", field)
+    if not 0 <= variant < VARIANT_MAX:
+        raise ValidationError(f"variant must be in [0, {VARIANT_MAX}), got {variant}", field,
+                              code="variant_out_of_range")
+    return variant
+
+
+def _weight(part: Mapping[str, Any]) -> float:
+    return float(part.get("weight", 0 if part.get("kind") == "freetext" else 1))
+
+
+def _grade_timeout() -> float | None:
+    try:
+        from flask import current_app, has_app_context
+        if has_app_context():
+            value = current_app.config.get("GRADE_TIMEOUT")
+            return float(value) if value else None
+    except Exception:  # noqa: BLE001
+        pass
+    return None
+
+
+def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
+    from checkers import grading
+
+    try:
+        verdict = grading.grade(raw, part, params, timeout=_grade_timeout())
+        record = json_safe(verdict)
+    except Exception:  # noqa: BLE001 - grade() never raises for learner input; a bug must not lose the attempt
+        log.exception("grading part %r failed", part.get("id"))
+        record = {"status": "undecided", "score": 0.0, "feedback": dict(CHECKER_FAILED),
+                  "note": "checker_error", "interpreted_as": None, "details": {}}
+    status = record.get("status")
+    counted = status in ("correct", "incorrect")
+    try:
+        score = float(record.get("score") or 0.0)
+    except (TypeError, ValueError):
+        score = 0.0
+    record["score"] = min(max(score, 0.0), 1.0) if counted else 0.0
+    record["counted"] = counted
+    return record
+
+
+def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, Any]) -> dict[str, dict]:
+    """Check shapes, then grade every part of ``data`` (a question dict) for ``variant``."""
+    from checkers.bank import params_for
+
+    if not isinstance(answers, Mapping):
+        raise ValidationError("answers must be an object {part_id: answer}", "answers")
+    parts = {p["id"]: p for p in data["parts"]}
+    for pid in answers:
+        if pid not in parts:
+            raise ValidationError(f"no part {pid!r} in this question (parts: {', '.join(parts)})",
+                                  f"answers.{pid}", code="unknown_part")
+    checked = {pid: check_answer(parts[pid]["kind"], raw, f"answers.{pid}")
+               for pid, raw in answers.items() if raw is not None}
+    params = params_for(data, variant)
+    verdicts: dict[str, dict] = {}
+    for pid, part in parts.items():
+        if pid in checked:
+            record = _grade_part(checked[pid], part, params)
+        else:
+            record = {"status": "invalid", "score": 0.0, "feedback": dict(UNANSWERED), "note": "unanswered",
+                      "interpreted_as": None, "details": {}, "counted": False}
+        record["weight"] = _weight(part)
+        verdicts[pid] = record
+    return verdicts
+
+
+def _iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str) -> dict[str, dict]:
+    out = {}
+    for pid, v in verdicts.items():
+        weight = float(v.get("weight", 1))
+        part = {
+            "status": v.get("status"),
+            "score": round(float(v.get("score") or 0.0) * weight, 10),
+            "max_score": weight,
+            "counted": bool(v.get("counted")),
+            "feedback": localize(v.get("feedback"), lang),
+            "note": v.get("note"),
+            "interpreted_as": v.get("interpreted_as"),
+            "details": localize(v.get("details") or {}, lang),
+        }
+        details = v.get("details") or {}
+        if "steps" in details:
+            part["steps"] = localize(details["steps"], lang)
+            part["first_error"] = details.get("first_error")
+        out[pid] = part
+    return out
+
+
+def _solution(data: Mapping[str, Any], variant: int, lang: str) -> dict[str, Any] | None:
+    from checkers.bank import solution_view
+
+    try:
+        return json_safe(solution_view(data, variant, lang))
+    except Exception:  # noqa: BLE001 - the attempt is stored; a missing solution must not fail it
+        log.exception("solution_view failed for %s variant %s", data.get("id"), variant)
+        return None
+
+
+def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solution: bool = True) -> dict:
+    body = {
+        "attempt_id": attempt.id,
+        "question_id": attempt.question_id,
+        "version_id": attempt.question_version_id,
+        "variant": attempt.variant,
+        "score": attempt.score,
+        "max_score": attempt.max_score,
+        "counted": attempt.counted,
+        "created_at": _iso(attempt.created_at),
+        "parts": _render_parts(attempt.verdicts, lang),
+    }
+    if solution:
+        body["solution"] = _solution(data, attempt.variant, lang)
+    return body
+
+
+def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
+                   lang: str = "en") -> dict:
+    """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
+    attempt (one transaction, committed before this returns). Raises NotFound / ValidationError."""
+    lang = norm_lang(lang)
+    version = published_version(session, question_id)
+    if version is None:
+        raise NotFound(f"no question {question_id!r}", "question_id", code="unknown_question")
+    variant = check_variant(variant)
+    data = version.data
+    verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
+    score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
+    max_score = sum(v["weight"] for v in verdicts.values())
+    attempt = Attempt(learner_id=learner_id, question_id=version.question_id, question_version_id=version.id,
+                      variant=variant, answers=json_safe(dict(answers)), verdicts=verdicts,
+                      score=round(score, 10), max_score=max_score,
+                      counted=any(v["counted"] for v in verdicts.values()), lang=lang)
+    try:
+        ensure_learner(session, learner_id)
+        session.add(attempt)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    return render_attempt(attempt, data, lang)
+
+
+def get_attempt(session: Session, attempt_id: str, lang: str = "en", *, solution: bool = True) -> dict:
+    """The stored attempt (with the answers as submitted), rendered in ``lang``; raises NotFound."""
+    lang = norm_lang(lang)
+    attempt = session.get(Attempt, attempt_id) if isinstance(attempt_id, str) and len(attempt_id) <= 64 else None
+    if attempt is None:
+        raise NotFound(f"no attempt {attempt_id!r}", "attempt_id", code="unknown_attempt")
+    version = session.get(QuestionVersion, attempt.question_version_id)
+    body = render_attempt(attempt, version.data, lang, solution=solution)
+    body["answers"] = attempt.answers
+    body["learner_id"] = attempt.learner_id
+    body["lang"] = attempt.lang
+    return body
+
+
+def last_results(session: Session, learner_id: str | None) -> dict[str, dict]:
+    """{question_id: {"score", "max_score", "created_at", "attempt_id"}} of the learner's latest counted
+    attempt per question."""
+    if not learner_id:
+        return {}
+    stmt = (select(Attempt.question_id, Attempt.id, Attempt.score, Attempt.max_score, Attempt.created_at)
+            .where(Attempt.learner_id == learner_id, Attempt.counted.is_(True))
+            .order_by(Attempt.created_at.desc()))
+    out: dict[str, dict] = {}
+    for qid, aid, score, max_score, created in session.execute(stmt):
+        if qid not in out:
+            out[qid] = {"score": score, "max_score": max_score, "created_at": _iso(created), "attempt_id": aid}
+    return out

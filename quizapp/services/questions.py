@@ -1,0 +1,203 @@
+"""Questions: the published version of each question, and syncing the bank files into the database.
+
+A question dict returned here::
+
+    {"id", "ref", "level", "tags", "title": {"en", "zh"}, "data": <question dict of the published
+     version>, "version_id": int, "version": int, "content_hash": str}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..errors import NotFound
+from ..models import Question, QuestionVersion, utcnow
+
+LEVELS = ("L1", "L2", "L3")
+
+
+def _level_key(level: str) -> int:
+    try:
+        return LEVELS.index(level)
+    except ValueError:
+        return len(LEVELS)
+
+
+def _row(version: QuestionVersion) -> dict[str, Any]:
+    data = version.data
+    return {
+        "id": version.question_id,
+        "ref": data.get("ref"),
+        "level": data.get("level", version.level),
+        "tags": list(data.get("tags") or []),
+        "title": dict(data.get("title") or {}),
+        "data": data,
+        "version_id": version.id,
+        "version": version.number,
+        "content_hash": version.content_hash,
+    }
+
+
+def _ref_key(ref: str | None) -> tuple[int, int]:
+    if isinstance(ref, str) and ref[:1] == "Q" and ref[1:].isdigit():
+        return (0, int(ref[1:]))
+    return (1, 0)
+
+
+def list_questions(session: Session, level: str | None = None, tag: str | None = None) -> list[dict]:
+    """Every question with a published version, ordered by level, tutorial ref and id."""
+    stmt = select(QuestionVersion).where(QuestionVersion.status == "published")
+    if level:
+        stmt = stmt.where(QuestionVersion.level == level)
+    rows = [_row(v) for v in session.scalars(stmt)]
+    if tag:
+        rows = [r for r in rows if tag in r["tags"]]
+    rows.sort(key=lambda r: (_level_key(r["level"]), _ref_key(r["ref"]), r["id"]))
+    return rows
+
+
+def get_question(session: Session, qid: str) -> dict:
+    """The published version of question ``qid``; raises :class:`NotFound`."""
+    version = published_version(session, qid)
+    if version is None:
+        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+    return _row(version)
+
+
+def published_version(session: Session, qid: str) -> QuestionVersion | None:
+    if not isinstance(qid, str) or len(qid) > 80:
+        return None
+    return session.scalars(select(QuestionVersion).where(
+        QuestionVersion.question_id == qid, QuestionVersion.status == "published")).first()
+
+
+def get_version(session: Session, version_id: int) -> QuestionVersion | None:
+    return session.get(QuestionVersion, version_id)
+
+
+# ------------------------------------------------------------------------------------------------
+# Versions (also the base of issue 6's authoring: drafts, publish, retire)
+
+def add_version(session: Session, data: dict, *, content_hash: str, status: str = "draft",
+                source: str | None = None, created_by: str | None = None) -> QuestionVersion:
+    """Append version n+1 of ``data["id"]`` (creating the question row if needed), in the caller's
+    transaction. ``status="published"`` retires the currently published version first."""
+    qid = data["id"]
+    question = session.get(Question, qid)
+    if question is None:
+        question = Question(id=qid, created_by=created_by)
+        session.add(question)
+        session.flush()
+    last = session.scalar(select(func.max(QuestionVersion.number)).where(QuestionVersion.question_id == qid))
+    version = QuestionVersion(question_id=qid, number=(last or 0) + 1, status="draft",
+                              content_hash=content_hash, level=data["level"], ref=data.get("ref"),
+                              data=data, source=source, created_by=created_by)
+    session.add(version)
+    session.flush()
+    if status == "published":
+        publish_version(session, version)
+    return version
+
+
+def publish_version(session: Session, version: QuestionVersion) -> None:
+    """Make ``version`` the published one (the previous published version, if any, is retired)."""
+    now = utcnow()
+    current = published_version(session, version.question_id)
+    if current is not None and current.id != version.id:
+        current.status = "retired"
+        current.retired_at = now
+        session.flush()  # the partial unique index allows one published version per question
+    version.status = "published"
+    version.published_at = now
+    version.retired_at = None
+    session.flush()
+
+
+def retire_question(session: Session, qid: str) -> bool:
+    """Hide ``qid`` from learners (attempts are kept). Returns False when nothing was published."""
+    current = published_version(session, qid)
+    if current is None:
+        return False
+    current.status = "retired"
+    current.retired_at = utcnow()
+    session.flush()
+    return True
+
+
+# ------------------------------------------------------------------------------------------------
+# Bank files <-> database
+
+@dataclass
+class SyncSummary:
+    added: list[str] = field(default_factory=list)      # new questions
+    updated: list[str] = field(default_factory=list)    # a changed file: a new published version
+    unchanged: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        lines = [f"bank: {len(self.added)} added, {len(self.updated)} updated, "
+                 f"{len(self.unchanged)} unchanged"]
+        lines += [f"  + {q}" for q in self.added]
+        lines += [f"  ~ {q}" for q in self.updated]
+        return "\n".join(lines)
+
+
+def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummary:
+    """Load (source, question) pairs: same content hash as the latest non-draft version -> nothing;
+    changed -> a new published version; new id -> a new question. Commits once at the end."""
+    from checkers.bank import content_hash
+
+    summary = SyncSummary()
+    for source, data in items:
+        digest = content_hash(data)
+        latest = session.scalars(
+            select(QuestionVersion)
+            .where(QuestionVersion.question_id == data["id"], QuestionVersion.status != "draft")
+            .order_by(QuestionVersion.number.desc()).limit(1)).first()
+        if latest is not None and latest.content_hash == digest:
+            summary.unchanged.append(data["id"])
+            continue
+        add_version(session, data, content_hash=digest, status="published", source=source)
+        (summary.updated if latest is not None else summary.added).append(data["id"])
+    session.commit()
+    return summary
+
+
+def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
+    """Validate every file under ``root`` (raises ``checkers.bank.BankError``) and sync them."""
+    from checkers.bank import load_bank_files
+
+    root = Path(root)
+    items = []
+    for path, data in load_bank_files(root):
+        try:
+            rel = path.resolve().relative_to(root.resolve())
+        except ValueError:
+            rel = Path(path.name)
+        items.append((f"bank:{rel.as_posix()}", data))
+    return sync_bank(session, items)
+
+
+def export_bank(session: Session, out: str | Path) -> list[Path]:
+    """Write every published question as the bank holds it: its original path for questions loaded
+    from files, else ``<level>/<id>.yaml`` (the layout of ``questions/``)."""
+    from checkers.bank import dump_question
+
+    out = Path(out)
+    written = []
+    for row in list_questions(session):
+        version = session.get(QuestionVersion, row["version_id"])
+        rel = f"{row['level']}/{row['id']}.yaml"
+        if version is not None and (version.source or "").startswith("bank:"):
+            candidate = version.source[len("bank:"):]
+            if candidate and ".." not in Path(candidate).parts and not Path(candidate).is_absolute():
+                rel = candidate
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(dump_question(row["data"]), encoding="utf-8")
+        written.append(target)
+    return written
