@@ -1,0 +1,477 @@
+/* Question page: live "interpreted as" preview, submission, verdicts and the solution.
+ *
+ * Plain browser JavaScript, no framework, no download. Loaded as a static file (the page's
+ * Content-Security-Policy forbids inline script). Text from the server is inserted with textContent;
+ * HTML only ever comes from two places and is never trusted blindly:
+ *   - Markdown (feedback, solutions) rendered and sanitised by the server's /render endpoint (nh3);
+ *   - MathML from the validate/attempt API, which is rebuilt element by element from an allow-list
+ *     (safeMath below), so no script, handler or link can come through.
+ */
+(function () {
+  'use strict';
+
+  var root = document.getElementById('question');
+  if (!root) { return; }
+  var cfg = JSON.parse(root.getAttribute('data-config') || '{}');
+  var form = document.getElementById('quiz-form');
+  var submitBtn = document.getElementById('submit');
+  var formStatus = document.getElementById('form-status');
+  var resultsEl = document.getElementById('results');
+  var scoreEl = document.getElementById('score');
+  var solutionEl = document.getElementById('solution');
+  var DEBOUNCE_MS = 300;
+
+  function T(key, vars) {
+    var s = (cfg.i18n && cfg.i18n[key]) || key;
+    if (vars) {
+      Object.keys(vars).forEach(function (k) { s = s.split('{' + k + '}').join(String(vars[k])); });
+    }
+    return s;
+  }
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) { node.className = cls; }
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+
+  function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+
+  function pickLang(value) {
+    // Feedback may come as a string or as {en, zh}.
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      return value[cfg.lang] || value.en || value.zh || '';
+    }
+    return value;
+  }
+
+  // ------------------------------------------------------------------ safe MathML
+  var MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
+  var MATH_TAGS = {};
+  ('math semantics annotation mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt mroot mover munder ' +
+   'munderover mtable mtr mtd mlabeledtr mstyle mpadded mphantom menclose merror mfenced mmultiscripts ' +
+   'mprescripts none').split(' ').forEach(function (t) { MATH_TAGS[t] = true; });
+  var MATH_ATTRS = {};
+  ('display mathvariant stretchy fence separator lspace rspace form largeop movablelimits accent accentunder ' +
+   'linethickness columnalign rowalign columnspacing rowspacing columnlines rowlines frame displaystyle ' +
+   'scriptlevel notation open close separators width height depth minsize maxsize symmetric columnspan ' +
+   'rowspan mathsize voffset').split(' ').forEach(function (a) { MATH_ATTRS[a] = true; });
+  var SAFE_VALUE = /^[#A-Za-z0-9.%+\- ]{0,64}$/;
+
+  function cloneMath(src, depth) {
+    if (depth > 64) { return null; }
+    if (src.nodeType === 3) { return document.createTextNode(src.nodeValue); }
+    if (src.nodeType !== 1 || src.namespaceURI !== MATHML_NS || !MATH_TAGS[src.localName]) { return null; }
+    var out = document.createElementNS(MATHML_NS, src.localName);
+    for (var i = 0; i < src.attributes.length; i++) {
+      var a = src.attributes[i];
+      if (MATH_ATTRS[a.name] && SAFE_VALUE.test(a.value)) { out.setAttribute(a.name, a.value); }
+    }
+    for (var c = src.firstChild; c; c = c.nextSibling) {
+      var copy = cloneMath(c, depth + 1);
+      if (copy) { out.appendChild(copy); }
+    }
+    return out;
+  }
+
+  function safeMath(markup) {
+    if (typeof markup !== 'string' || markup.indexOf('<math') < 0) { return null; }
+    // DOMParser documents are inert: nothing in them runs or loads.
+    var doc = new DOMParser().parseFromString('<!doctype html><body>' + markup, 'text/html');
+    var maths = doc.body.getElementsByTagNameNS(MATHML_NS, 'math');
+    if (!maths.length) { return null; }
+    return cloneMath(maths[0], 0);
+  }
+
+  function mathOrText(interp) {
+    var node = interp ? safeMath(interp.mathml) : null;
+    if (node) { return node; }
+    var text = interp && (interp.text || interp.latex);
+    return el('code', null, text || '');
+  }
+
+  // ------------------------------------------------------------------ API
+  function withLang(url) {
+    return url + (url.indexOf('?') < 0 ? '?' : '&') + 'lang=' + encodeURIComponent(cfg.lang);
+  }
+
+  function postJSON(url, body, signal) {
+    return fetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+      body: JSON.stringify(body),
+      signal: signal
+    }).then(function (res) {
+      return res.json().then(
+        function (data) { return { ok: res.ok, status: res.status, data: data }; },
+        function () { return { ok: res.ok, status: res.status, data: null }; });
+    });
+  }
+
+  function apiUrl(suffix) {
+    return withLang(cfg.api + '/questions/' + encodeURIComponent(cfg.qid) + suffix);
+  }
+
+  function errorMessage(err) {
+    if (!err) { return ''; }
+    if (cfg.lang === 'zh' && err.message_zh) { return err.message_zh; }
+    return err.message || String(err);
+  }
+
+  function renderMarkdown(items) {
+    // -> Promise of an array of sanitised HTML strings (or null when the server cannot be reached).
+    if (!items.length) { return Promise.resolve([]); }
+    return postJSON(cfg.render, { items: items }).then(function (r) {
+      return (r.ok && r.data && Array.isArray(r.data.html)) ? r.data.html : null;
+    }, function () { return null; });
+  }
+
+  function setRendered(node, html, fallbackText) {
+    // html was sanitised by the server (nh3 allow-list); without it, plain text.
+    if (typeof html === 'string') { node.innerHTML = html; } else { node.textContent = fallbackText || ''; }
+  }
+
+  // ------------------------------------------------------------------ parsing inputs
+  function parseArray(text) {
+    var src = text.trim();
+    if (!src) { return { empty: true }; }
+    var value;
+    if (src.charAt(0) === '[') {
+      try { value = JSON.parse(src); } catch (e) { return { error: T('array_bad') }; }
+    } else {
+      var rows = src.split(/\n+/).map(function (line) {
+        return line.trim().replace(/^\[|\]$/g, '').split(/[\s,;]+/).filter(Boolean).map(Number);
+      }).filter(function (r) { return r.length; });
+      value = rows.length === 1 ? rows[0] : rows;
+    }
+    function check(v, depth) {
+      if (typeof v === 'number') { return isFinite(v); }
+      if (!Array.isArray(v) || depth > 4) { return false; }
+      return v.every(function (x) { return check(x, depth + 1); });
+    }
+    if (!check(value, 0) || typeof value === 'number') { return { error: T('array_bad') }; }
+    var shape = [value.length];
+    if (value.length && Array.isArray(value[0])) {
+      var n = value[0].length;
+      if (!value.every(function (r) { return Array.isArray(r) && r.length === n; })) {
+        return { error: T('array_ragged') };
+      }
+      shape.push(n);
+    } else if (value.some(Array.isArray)) {
+      return { error: T('array_ragged') };
+    }
+    return { value: value, shape: shape };
+  }
+
+  function stepLines(text) {
+    return text.split(/\n/).map(function (s) { return s.trim(); }).filter(Boolean);
+  }
+
+  function answerOf(fs) {
+    var kind = fs.getAttribute('data-kind');
+    var pid = fs.getAttribute('data-part');
+    if (kind === 'choice') {
+      var checked = Array.prototype.slice.call(fs.querySelectorAll('input:checked')).map(function (i) { return i.value; });
+      if (fs.getAttribute('data-multiple')) { return checked.length ? checked : undefined; }
+      return checked.length ? checked[0] : undefined;
+    }
+    var input = document.getElementById('answer-' + pid);
+    if (!input) { return undefined; }
+    var text = input.value;
+    if (kind === 'derivation') {
+      var lines = stepLines(text);
+      return lines.length ? lines : undefined;
+    }
+    if (kind === 'array') {
+      var parsed = parseArray(text);
+      if (parsed.empty) { return undefined; }
+      return parsed.error ? text : parsed.value;
+    }
+    text = text.trim();
+    return text ? text : undefined;
+  }
+
+  // ------------------------------------------------------------------ preview
+  function showError(preview, err, source) {
+    clear(preview);
+    preview.className = 'preview preview-error';
+    var msg = el('div', 'preview-message', errorMessage(err));
+    var col = err && typeof err.column === 'number' ? err.column : null;
+    if (col !== null) {
+      msg.appendChild(document.createTextNode(' (' + T('column', { n: col }) + ')'));
+    }
+    preview.appendChild(msg);
+    if (col !== null && typeof source === 'string' && source.length < 400) {
+      // Mark the offending character; columns are 1-based, clamped into the text.
+      var idx = Math.max(0, Math.min(source.length, col - 1));
+      var pre = el('pre', 'error-source');
+      pre.appendChild(document.createTextNode(source.slice(0, idx)));
+      pre.appendChild(el('mark', 'error-at', source.slice(idx, idx + 1) || ' '));
+      pre.appendChild(document.createTextNode(source.slice(idx + 1)));
+      preview.appendChild(pre);
+    }
+  }
+
+  function showInterpreted(preview, interp) {
+    clear(preview);
+    preview.className = 'preview preview-ok';
+    preview.appendChild(el('span', 'preview-label', T('interpreted_as') + ': '));
+    var box = el('span', 'preview-math');
+    box.appendChild(mathOrText(interp));
+    preview.appendChild(box);
+  }
+
+  function showValidation(preview, res, source) {
+    if (!res.data) { showError(preview, { message: T('server_error') + ' (' + res.status + ')' }); return; }
+    var d = res.data;
+    if (!res.ok) { showError(preview, d.error || { message: T('server_error') }, source); return; }
+    if (d.valid) {
+      var interp = d.interpreted_as;
+      if (Array.isArray(interp)) {
+        clear(preview);
+        preview.className = 'preview preview-ok';
+        interp.forEach(function (it, i) {
+          var row = el('div', 'preview-step');
+          row.appendChild(el('span', 'preview-label', T('step', { n: i + 1 }) + ': '));
+          row.appendChild(mathOrText(it));
+          preview.appendChild(row);
+        });
+      } else {
+        showInterpreted(preview, interp);
+      }
+    } else {
+      showError(preview, d.error || {}, source);
+    }
+  }
+
+  function attachPreview(fs) {
+    var kind = fs.getAttribute('data-kind');
+    if (['numeric', 'symbolic', 'derivation', 'array'].indexOf(kind) < 0) { return; }
+    var pid = fs.getAttribute('data-part');
+    var input = document.getElementById('answer-' + pid);
+    var preview = document.getElementById('preview-' + pid);
+    if (!input || !preview) { return; }
+    var timer = null;
+    var seq = 0;
+    var controller = null;
+
+    function run() {
+      var mySeq = ++seq;
+      if (controller) { controller.abort(); }
+      var raw = input.value;
+      var answer;
+      var source = raw;
+      if (kind === 'derivation') {
+        var lines = stepLines(raw);
+        if (!lines.length) { clear(preview); preview.className = 'preview'; return; }
+        answer = lines;
+        source = null;
+      } else if (kind === 'array') {
+        var parsed = parseArray(raw);
+        if (parsed.empty) { clear(preview); preview.className = 'preview'; return; }
+        if (parsed.error) { showError(preview, { message: parsed.error }); return; }
+        answer = parsed.value;
+        clear(preview);
+        preview.className = 'preview preview-ok';
+        preview.appendChild(el('span', 'preview-label', T('array_shape') + ': ' + parsed.shape.join(' × ')));
+        preview.appendChild(arrayTable(parsed.value));
+        return;  // arrays are checked locally (numbers only); the server checks the shape on submit
+      } else {
+        answer = raw.trim();
+        if (!answer) { clear(preview); preview.className = 'preview'; return; }
+      }
+      preview.classList.add('preview-pending');
+      preview.setAttribute('data-state', 'pending');
+      controller = (typeof AbortController !== 'undefined') ? new AbortController() : null;
+      postJSON(apiUrl('/validate'), { variant: cfg.variant, part: pid, answer: answer },
+               controller ? controller.signal : undefined)
+        .then(function (res) {
+          if (mySeq !== seq) { return; }
+          showValidation(preview, res, source);
+          preview.setAttribute('data-state', 'done');
+        }, function (err) {
+          if (mySeq !== seq || (err && err.name === 'AbortError')) { return; }
+          showError(preview, { message: T('network_error') });
+          preview.setAttribute('data-state', 'done');
+        });
+    }
+
+    input.addEventListener('input', function () {
+      if (timer) { clearTimeout(timer); }
+      timer = setTimeout(run, DEBOUNCE_MS);
+    });
+    if (input.value) { run(); }
+  }
+
+  function arrayTable(value) {
+    var table = el('table', 'array-preview');
+    var rows = Array.isArray(value[0]) ? value : [value];
+    rows.slice(0, 20).forEach(function (r) {
+      var tr = el('tr');
+      r.slice(0, 20).forEach(function (x) { tr.appendChild(el('td', null, x)); });
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
+  // ------------------------------------------------------------------ results
+  var STATUS_KEYS = {
+    correct: 'status_correct', incorrect: 'status_incorrect', invalid: 'status_invalid',
+    undecided: 'status_undecided', partial: 'status_partial', ungraded: 'status_ungraded',
+    unanswered: 'status_unanswered', self_assessed: 'status_ungraded'
+  };
+
+  function fmt(x) {
+    if (typeof x !== 'number') { return String(x); }
+    return Number.isInteger(x) ? String(x) : String(Math.round(x * 1000) / 1000);
+  }
+
+  function expectedNode(value) {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      var m = safeMath(value.mathml);
+      if (m) { return m; }
+      var text = value.text || value.latex || value.value;
+      if (text !== undefined) { return expectedNode(text); }
+      return el('code', null, JSON.stringify(value));
+    }
+    if (Array.isArray(value) && value.length && value.every(function (v) { return typeof v === 'string'; })) {
+      var ol = el('ol', 'expected-lines');
+      value.forEach(function (v) { ol.appendChild(el('li')).appendChild(el('code', null, v)); });
+      return ol;
+    }
+    return el('code', null, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+
+  function showResults(data) {
+    var parts = data.parts || {};
+    var sol = data.solution || {};
+    var mdItems = [];
+    var mdTargets = [];
+    function queue(text, node) {
+      if (text === undefined || text === null || text === '') { return; }
+      mdItems.push(String(text));
+      mdTargets.push(node);
+      node.textContent = String(text);  // visible at once; replaced by rendered HTML
+    }
+
+    scoreEl.textContent = fmt(data.score) + ' / ' + fmt(data.max_score);
+    resultsEl.hidden = false;
+
+    Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
+      var pid = fs.getAttribute('data-part');
+      var box = document.getElementById('verdict-' + pid);
+      var v = parts[pid];
+      clear(box);
+      fs.classList.remove('is-correct', 'is-incorrect', 'is-invalid', 'is-undecided', 'is-partial');
+      if (!v) { box.hidden = true; return; }
+      var status = String(v.status || 'undecided');
+      fs.classList.add('is-' + status);
+      box.className = 'verdict verdict-' + status;
+      var head = el('div', 'verdict-head');
+      head.appendChild(el('span', 'badge badge-' + status, T(STATUS_KEYS[status] || status)));
+      if (typeof v.score === 'number') {
+        head.appendChild(el('span', 'verdict-score', fmt(v.score) + (typeof v.max_score === 'number' ? ' / ' + fmt(v.max_score) : '')));
+      }
+      box.appendChild(head);
+      if (v.interpreted_as && v.interpreted_as.mathml) {
+        var ia = el('div', 'verdict-interp');
+        ia.appendChild(el('span', 'preview-label', T('interpreted_as') + ': '));
+        ia.appendChild(mathOrText(v.interpreted_as));
+        box.appendChild(ia);
+      }
+      var fb = pickLang(v.feedback);
+      if (fb) { var fbNode = el('div', 'feedback prose'); box.appendChild(fbNode); queue(fb, fbNode); }
+      var details = v.details || v;
+      if (Array.isArray(details.steps) && details.steps.length) {
+        var ol = el('ol', 'steps');
+        details.steps.forEach(function (st) {
+          var li = el('li', 'step step-' + (st.status || ''));
+          li.appendChild(el('span', 'badge badge-' + (st.status || ''), T(STATUS_KEYS[st.status] || st.status || '')));
+          var sfb = pickLang(st.feedback);
+          if (sfb) { var sn = el('span', 'step-feedback'); li.appendChild(sn); queue(sfb, sn); }
+          ol.appendChild(li);
+        });
+        box.appendChild(ol);
+      }
+      if (typeof details.first_error === 'number') {
+        box.appendChild(el('p', 'first-error', T('first_error', { n: details.first_error + 1 })));
+      }
+      box.hidden = false;
+    });
+
+    clear(solutionEl);
+    solutionEl.appendChild(el('h2', null, T('solution')));
+    function list(title, items, cls) {
+      items = (items || []).map(pickLang).filter(Boolean);
+      if (!items.length) { return; }
+      solutionEl.appendChild(el('h3', null, title));
+      var ul = el('ul', cls);
+      items.forEach(function (it) { var li = el('li'); ul.appendChild(li); queue(it, li); });
+      solutionEl.appendChild(ul);
+    }
+    list(T('key_points'), sol.key_points, 'key-points');
+    list(T('pitfalls'), sol.pitfalls, 'pitfalls');
+    var worked = pickLang(sol.worked);
+    if (worked) {
+      solutionEl.appendChild(el('h3', null, T('worked')));
+      var w = el('div', 'worked');
+      solutionEl.appendChild(w);
+      queue(worked, w);
+    }
+    var expected = sol.expected || {};
+    var ids = Object.keys(expected);
+    if (ids.length) {
+      solutionEl.appendChild(el('h3', null, T('expected')));
+      var dl = el('dl', 'expected');
+      ids.forEach(function (pid) {
+        dl.appendChild(el('dt', null, T('part') + ' ' + pid));
+        var dd = el('dd');
+        dd.appendChild(expectedNode(expected[pid]));
+        dl.appendChild(dd);
+      });
+      solutionEl.appendChild(dl);
+    }
+    solutionEl.hidden = false;
+
+    return renderMarkdown(mdItems).then(function (html) {
+      mdTargets.forEach(function (node, i) { setRendered(node, html ? html[i] : null, mdItems[i]); });
+      root.setAttribute('data-state', 'graded');
+    });
+  }
+
+  // ------------------------------------------------------------------ submit
+  form.addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var answers = {};
+    Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
+      var a = answerOf(fs);
+      if (a !== undefined) { answers[fs.getAttribute('data-part')] = a; }
+    });
+    submitBtn.disabled = true;
+    formStatus.textContent = T('submitting');
+    formStatus.className = 'form-status';
+    postJSON(apiUrl('/attempts'), { variant: cfg.variant, answers: answers }).then(function (res) {
+      submitBtn.disabled = false;
+      if (res.status === 201 && res.data) {
+        formStatus.textContent = '';
+        submitBtn.textContent = T('try_again');
+        return showResults(res.data).then(function () {
+          resultsEl.scrollIntoView({ behavior: 'smooth', block: 'start' });
+        });
+      }
+      var err = res.data && res.data.error;
+      formStatus.className = 'form-status form-error';
+      formStatus.textContent = T('server_error') + ': ' + (err ? errorMessage(err) : res.status) +
+        (err && err.field ? ' [' + err.field + ']' : '');
+    }, function () {
+      submitBtn.disabled = false;
+      formStatus.className = 'form-status form-error';
+      formStatus.textContent = T('network_error');
+    });
+  });
+
+  Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), attachPreview);
+  root.setAttribute('data-ready', '1');
+}());

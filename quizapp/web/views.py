@@ -1,0 +1,265 @@
+"""Routes of the ``web`` blueprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from flask import abort, g, jsonify, redirect, render_template, request, url_for
+
+from quizapp.rendering import render_inline, render_markdown
+
+from . import bp, data
+from .i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, LANGS, current_lang, js_strings, t
+
+LEVELS = ("L1", "L2", "L3")
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+RENDER_MAX_ITEMS = 500
+RENDER_MAX_CHARS = 200_000
+
+
+# --------------------------------------------------------------------------- request hooks
+
+@bp.before_request
+def _pick_language() -> None:
+    current_lang()
+
+
+@bp.after_request
+def _security_headers(response):
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Frame-Options"] = "DENY"
+    if getattr(g, "_quiz_lang_set_cookie", False):
+        response.set_cookie(LANG_COOKIE, g._quiz_lang, max_age=LANG_COOKIE_MAX_AGE, samesite="Lax",
+                            httponly=False, secure=request.is_secure)
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+@bp.context_processor
+def _template_helpers() -> dict[str, Any]:
+    return {"t": t, "lang_switch_url": _lang_switch_url, "other_lang": _other_lang}
+
+
+def _other_lang() -> str:
+    return "en" if current_lang() == "zh" else "zh"
+
+
+def _lang_switch_url() -> str:
+    args = request.args.to_dict()
+    args["lang"] = _other_lang()
+    endpoint = request.endpoint or "web.home"
+    if not endpoint.startswith("web.") or endpoint == "web.static":
+        endpoint = "web.home"
+    return url_for(endpoint, **(request.view_args or {}), **args)
+
+
+# --------------------------------------------------------------------------- home
+
+def _title(question: dict[str, Any], lang: str) -> str:
+    title = question.get("title")
+    if isinstance(title, dict):
+        return title.get(lang) or title.get("en") or next(iter(title.values()), "") or question["id"]
+    return title or question["id"]
+
+
+def _result_summary(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not result:
+        return None
+    try:
+        score = float(result.get("score"))
+        max_score = float(result.get("max_score"))
+    except (TypeError, ValueError):
+        return None
+    if max_score > 0 and score >= max_score - 1e-9:
+        grade = "full"
+    elif score > 0:
+        grade = "partial"
+    else:
+        grade = "zero"
+    return {"score": _fmt_num(score), "max_score": _fmt_num(max_score), "grade": grade}
+
+
+def _fmt_num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+@bp.get("/")
+def home():
+    lang = current_lang()
+    level = request.args.get("level") or None
+    tag = request.args.get("tag") or None
+    if level not in LEVELS:
+        level = None
+    questions = data.list_questions()
+    results = data.last_results()
+
+    all_tags = sorted({tg for q in questions for tg in q.get("tags") or []})
+    groups = []
+    shown = 0
+    for lvl in LEVELS:
+        if level and lvl != level:
+            continue
+        items = []
+        for q in questions:
+            if q.get("level") != lvl or (tag and tag not in (q.get("tags") or [])):
+                continue
+            items.append({
+                "id": q["id"],
+                "ref": q.get("ref"),
+                "title": render_inline(_title(q, lang)),
+                "tags": list(q.get("tags") or []),
+                "result": _result_summary(results.get(q["id"])),
+            })
+        items.sort(key=lambda it: (_ref_key(it["ref"]), it["id"]))
+        shown += len(items)
+        groups.append({"level": lvl, "label": t(f"level_{lvl}"), "questions": items})
+    return render_template(
+        "web/home.html", lang=lang, groups=groups, all_tags=all_tags, level=level, tag=tag, levels=LEVELS,
+        shown=shown,
+    )
+
+
+def _ref_key(ref: str | None) -> tuple[int, str]:
+    if ref and ref[:1].upper() == "Q" and ref[1:].isdigit():
+        return (int(ref[1:]), ref)
+    return (10_000, ref or "")
+
+
+# --------------------------------------------------------------------------- question page
+
+_VIEW_CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+_VIEW_CACHE_MAX = 512
+_VIEW_LOCK = threading.Lock()
+
+
+def _bank():
+    import checkers.bank as bank
+
+    return bank
+
+
+def _question_key(row: dict[str, Any]) -> str:
+    for key in ("content_hash", "version_id", "version"):
+        if row.get(key) is not None:
+            return f"{key}:{row[key]}"
+    blob = json.dumps(row.get("data"), sort_keys=True, default=str).encode()
+    return "sha:" + hashlib.sha256(blob).hexdigest()
+
+
+def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
+    """The learner's view of one variant with its Markdown rendered; cached (variants are deterministic)."""
+    key = (row["id"], _question_key(row), seed, lang)
+    with _VIEW_LOCK:
+        hit = _VIEW_CACHE.get(key)
+        if hit is not None:
+            _VIEW_CACHE.move_to_end(key)
+            return hit
+    view = _bank().public_view(row["data"], seed, lang)
+    page = {
+        "id": view["id"],
+        "ref": view.get("ref"),
+        "level": view.get("level"),
+        "tags": list(view.get("tags") or []),
+        "title_html": render_inline(view.get("title") or view["id"]),
+        "title_text": view.get("title") or view["id"],
+        "prompt_html": render_markdown(view.get("prompt") or ""),
+        "parts": [_page_part(p) for p in view.get("parts") or []],
+    }
+    with _VIEW_LOCK:
+        _VIEW_CACHE[key] = page
+        while len(_VIEW_CACHE) > _VIEW_CACHE_MAX:
+            _VIEW_CACHE.popitem(last=False)
+    return page
+
+
+def _page_part(part: dict[str, Any]) -> dict[str, Any]:
+    out = dict(part)
+    out["prompt_html"] = render_markdown(part.get("prompt") or "")
+    out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
+    if part.get("kind") == "choice":
+        out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "")}
+                          for o in part.get("options") or []]
+    for key in ("start", "goal"):
+        if isinstance(part.get(key), list):
+            out[key] = " = ".join(str(x) for x in part[key])
+    return out
+
+
+def _parse_variant(raw: str | None, vmax: int) -> int | None:
+    if raw is None or not raw.strip().isdigit():
+        return None
+    value = int(raw.strip())
+    return value if 0 <= value < vmax else None
+
+
+@bp.get("/questions/<qid>")
+def question(qid: str):
+    lang = current_lang()
+    row = data.get_question(qid)
+    if row is None:
+        return _not_found()
+    vmax = int(_bank().VARIANT_MAX)
+    seed = _parse_variant(request.args.get("variant"), vmax)
+    if seed is None:
+        prev = _parse_variant(request.args.get("prev"), vmax)
+        seed = secrets.randbelow(vmax)
+        while seed == prev:
+            seed = secrets.randbelow(vmax)
+        return redirect(url_for("web.question", qid=qid, variant=seed), code=302)
+    page = _page_view(row, seed, lang)
+    config = {
+        "qid": qid,
+        "variant": seed,
+        "lang": lang,
+        "api": "/api/v1",
+        "render": url_for("web.render"),
+        "i18n": js_strings(lang),
+    }
+    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config)
+
+
+# --------------------------------------------------------------------------- rendering for the script
+
+@bp.post("/render")
+def render():
+    """``{"items": [markdown, ...]}`` -> ``{"html": [sanitised html, ...]}`` (feedback and solutions)."""
+    body = request.get_json(silent=True)
+    items = body.get("items") if isinstance(body, dict) else None
+    if not isinstance(items, list) or len(items) > RENDER_MAX_ITEMS:
+        return jsonify({"error": {"code": "invalid_field", "message": "items must be a list of strings",
+                                  "field": "items"}}), 422
+    total = 0
+    out = []
+    for item in items:
+        text = item if isinstance(item, str) else ("" if item is None else str(item))
+        total += len(text)
+        if total > RENDER_MAX_CHARS:
+            return jsonify({"error": {"code": "payload_too_large", "message": "too much text to render",
+                                      "field": "items"}}), 413
+        out.append(str(render_markdown(text)))
+    return jsonify({"html": out})
+
+
+# --------------------------------------------------------------------------- errors
+
+def _not_found():
+    return render_template("web/404.html", lang=current_lang()), 404
+
+
+@bp.errorhandler(404)
+def _handle_404(_err):
+    return _not_found()
+
+
+__all__ = ["LANGS"]
