@@ -1,0 +1,240 @@
+"""Backends: resolved AST -> sympy object, and resolved AST -> float.
+
+Only the constructors named here are ever called; numbers are built from Python ints (via
+:class:`fractions.Fraction` for decimals), never from strings handed to sympy.  Before any power is
+built its numeric base and exponent are measured, because sympy evaluates ``2**(10**10)`` eagerly.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+import sympy
+from sympy import Abs, Add, Integer, Max, Min, Mul, Pow, Rational
+
+from .lexer import err
+from .limits import MAX_EXPONENT, MAX_POWER_BITS
+
+_RELATIONS = {"=": sympy.Eq, "<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge, "!=": sympy.Ne}
+_BAD_ATOMS = (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo, sympy.I)
+
+
+def number(text: str) -> sympy.Rational:
+    """Decimal literals are kept exact: ``0.1`` is 1/10, ``2.5e-3`` is 1/400 (never a binary float)."""
+    if "." in text or "e" in text or "E" in text:
+        f = Fraction(text)
+        return Rational(f.numerator, f.denominator)
+    return Integer(int(text))
+
+
+def _too_big(col: int):
+    return err(f"The power at column {col + 1} is too large to work with.",
+               f"第 {col + 1} 列的幂过大，无法处理。", col)
+
+
+def _check_exponent(e: sympy.Expr, col: int) -> None:
+    if isinstance(e, Rational) and (abs(e.p) > MAX_EXPONENT * e.q or e.q > MAX_EXPONENT):
+        raise _too_big(col)
+
+
+def _bits(r: sympy.Rational) -> int:
+    return max(abs(int(r.p)).bit_length(), int(r.q).bit_length())
+
+
+def guarded_pow(base: sympy.Expr, exp: sympy.Expr, col: int, evaluate: bool = True) -> sympy.Expr:
+    if base is sympy.E:
+        return guarded_exp(exp, col, evaluate)
+    if isinstance(exp, Rational):
+        if not (isinstance(base, Rational) and abs(base) in (0, 1)):
+            _check_exponent(exp, col)
+        if isinstance(base, Rational) and _bits(base) * abs(exp) > MAX_POWER_BITS:
+            raise _too_big(col)
+    elif isinstance(base, Rational) and exp.is_number and abs(base) not in (0, 1):
+        # 2^(sqrt(2)*10^6) stays symbolic in sympy, but numeric evaluation later would not.
+        try:
+            mag = abs(float(exp))
+        except (TypeError, ValueError, OverflowError):
+            mag = math.inf
+        if not mag * max(_bits(base), 1) <= MAX_POWER_BITS:
+            raise _too_big(col)
+    out = Pow(base, exp, evaluate=evaluate)
+    # sympy folds (x^a)^b and sqrt(2)^n; re-check what it produced.
+    if isinstance(out, Pow) and isinstance(out.exp, Rational):
+        _check_exponent(out.exp, col)
+    if isinstance(out, Rational) and _bits(out) > MAX_POWER_BITS:
+        raise _too_big(col)
+    return out
+
+
+def guarded_exp(arg: sympy.Expr, col: int, evaluate: bool = True) -> sympy.Expr:
+    # exp(n*log(2)) evaluates to 2**n in sympy: refuse large coefficients on log terms up front.
+    for term in Add.make_args(arg):
+        if term.has(sympy.log):
+            c, _ = term.as_coeff_Mul()
+            if isinstance(c, Rational) and abs(c) > MAX_EXPONENT:
+                raise _too_big(col)
+    out = sympy.exp(arg, evaluate=evaluate)
+    if isinstance(out, Rational) and _bits(out) > MAX_POWER_BITS:
+        raise _too_big(col)
+    return out
+
+
+class SympyBuilder:
+    def __init__(self, symbols: Mapping[str, sympy.Symbol],
+                 functions: Mapping[str, tuple[list[sympy.Symbol], sympy.Expr]], evaluate: bool = True):
+        self.symbols = symbols
+        self.functions = functions
+        self.ev = evaluate
+
+    def build(self, node: Any) -> Any:
+        kind = node[0]
+        ev = self.ev
+        if kind == "num":
+            return number(node[1])
+        if kind == "var":
+            return self.symbols[node[1]]
+        if kind == "const":
+            return sympy.E if node[1] == "E" else sympy.pi
+        if kind == "neg":
+            return Mul(sympy.S.NegativeOne, self.build(node[1]), evaluate=ev)
+        if kind == "sum":
+            terms = []
+            for sign, sub in node[1]:
+                x = self.build(sub)
+                terms.append(x if sign > 0 else Mul(sympy.S.NegativeOne, x, evaluate=ev))
+            return Add(*terms, evaluate=ev)
+        if kind == "prod":
+            factors = []
+            for sub, div in node[1]:
+                x = self.build(sub)
+                factors.append(Pow(x, sympy.S.NegativeOne, evaluate=ev) if div else x)
+            return Mul(*factors, evaluate=ev)
+        if kind == "pow":
+            return guarded_pow(self.build(node[1]), self.build(node[2]), node[3], ev)
+        if kind == "call":
+            return self.call(node[1], [self.build(a) for a in node[2]], node[3])
+        if kind == "ucall":
+            params, body = self.functions[node[1]]
+            args = [self.build(a) for a in node[2]]
+            return body.xreplace(dict(zip(params, args)))
+        if kind == "rel":
+            return _RELATIONS[node[1]](self.build(node[2]), self.build(node[3]), evaluate=False)
+        raise AssertionError(f"unknown node {kind}")
+
+    def call(self, f: str, a: list[Any], col: int) -> Any:
+        ev = self.ev
+        x = a[0]
+        if f == "exp":
+            return guarded_exp(x, col, ev)
+        if f == "log":
+            if len(a) == 2:
+                return sympy.log(x, a[1], evaluate=ev)
+            return sympy.log(x, evaluate=ev)
+        if f == "log2":
+            return sympy.log(x, Integer(2), evaluate=ev)
+        if f == "log10":
+            return sympy.log(x, Integer(10), evaluate=ev)
+        if f == "sqrt":
+            return Pow(x, Rational(1, 2), evaluate=ev)
+        if f == "abs":
+            return Abs(x, evaluate=ev)
+        if f == "min":
+            return Min(*a, evaluate=ev)
+        if f == "max":
+            return Max(*a, evaluate=ev)
+        if f == "clip":
+            return Min(Max(x, a[1], evaluate=ev), a[2], evaluate=ev)
+        # The three RLHF staples are spelled out in exp/log so equivalence checking needs no rewrite
+        # rules; the preview shows e.g. 1/(1 + exp(-x)).
+        if f == "sigmoid":
+            return Pow(Add(1, guarded_exp(-x, col, ev), evaluate=ev), -1, evaluate=ev)
+        if f == "logsigmoid":
+            return -sympy.log(Add(1, guarded_exp(-x, col, ev), evaluate=ev), evaluate=ev)
+        if f == "softplus":
+            return sympy.log(Add(1, guarded_exp(x, col, ev), evaluate=ev), evaluate=ev)
+        if f == "tanh":
+            return sympy.tanh(x, evaluate=ev)
+        if f == "sinh":
+            return sympy.sinh(x, evaluate=ev)
+        if f == "cosh":
+            return sympy.cosh(x, evaluate=ev)
+        raise AssertionError(f"unknown function {f}")
+
+
+def check_finite_real(expr: Any, text: str) -> None:
+    """Reject 1/0, log(0), sqrt(-1)...: sympy folds them into zoo / nan / I."""
+    for a in expr.atoms(sympy.Number, sympy.NumberSymbol, sympy.core.numbers.ImaginaryUnit):
+        if a is sympy.I:
+            raise err("The answer is not a real number (square root or log of a negative number?).",
+                      "答案不是实数（是否对负数开平方或取对数？）。", None)
+        if a in (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+            raise err("The answer divides by zero or is otherwise undefined (e.g. log(0), 1/0).",
+                      "答案中出现除以零或其他无定义的运算（例如 log(0)、1/0）。", None)
+
+
+# -- floats ------------------------------------------------------------------------------------
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def _softplus(x: float) -> float:
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+_FLOAT_FUNCS: dict[str, Callable[..., float]] = {
+    "exp": math.exp, "sqrt": math.sqrt, "abs": abs, "min": min, "max": max, "sigmoid": _sigmoid,
+    "logsigmoid": lambda x: -_softplus(-x), "softplus": _softplus,
+    "clip": lambda x, lo, hi: min(max(x, lo), hi), "tanh": math.tanh, "sinh": math.sinh,
+    "cosh": math.cosh, "log2": math.log2, "log10": math.log10,
+    "log": lambda x, b=None: math.log(x) if b is None else math.log(x) / math.log(b),
+}
+
+
+class FloatEvaluator:
+    """Numeric twin of :class:`SympyBuilder` (plain floats: fast, and overflow raises)."""
+
+    def __init__(self, values: Mapping[str, float], functions: Mapping[str, tuple[list[str], Any]]):
+        self.env = dict(values)
+        self.functions = functions
+
+    def ev(self, node: Any) -> float:
+        kind = node[0]
+        if kind == "num":
+            return float(Fraction(node[1])) if "." in node[1] or "e" in node[1].lower() else float(int(node[1]))
+        if kind == "var":
+            return float(self.env[node[1]])
+        if kind == "const":
+            return math.e if node[1] == "E" else math.pi
+        if kind == "neg":
+            return -self.ev(node[1])
+        if kind == "sum":
+            total = 0.0
+            for sign, sub in node[1]:
+                total += self.ev(sub) if sign > 0 else -self.ev(sub)
+            return total
+        if kind == "prod":
+            acc = 1.0
+            for sub, div in node[1]:
+                acc = acc / self.ev(sub) if div else acc * self.ev(sub)
+            return acc
+        if kind == "pow":
+            b, e = self.ev(node[1]), self.ev(node[2])
+            return math.pow(b, e)
+        if kind == "call":
+            return float(_FLOAT_FUNCS[node[1]](*[self.ev(a) for a in node[2]]))
+        if kind == "ucall":
+            params, body = self.functions[node[1]]
+            args = [self.ev(a) for a in node[2]]
+            saved = self.env
+            self.env = {**saved, **dict(zip(params, args))}
+            try:
+                return self.ev(body)
+            finally:
+                self.env = saved
+        raise err("A relation (=, <, >) cannot be evaluated to a number.", "关系式（=、<、>）无法求出数值。", None)

@@ -1,0 +1,237 @@
+"""Tokeniser for plain maths and a small LaTeX subset.
+
+Single left-to-right pass, no regex backtracking on untrusted text, every character accounted for:
+anything not explicitly understood is an error with its column.  Columns always index the raw text
+(no Unicode normalisation is applied, because it would shift columns); the few Unicode spellings we
+accept are mapped character by character instead.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import NamedTuple
+
+from ..verdict import AnswerParseError
+from .limits import MAX_INPUT_LENGTH, MAX_NUMBER_DIGITS, MAX_SCI_EXPONENT, MAX_TOKENS
+
+
+class Tok(NamedTuple):
+    kind: str   # num | name | cmd | op | end
+    val: str
+    col: int
+
+
+def err(en: str, zh: str, col: int | None) -> AnswerParseError:
+    return AnswerParseError(en, col, zh=zh)
+
+
+GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "eta": "η",
+    "theta": "θ", "iota": "ι", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
+    "rho": "ρ", "sigma": "σ", "tau": "τ", "upsilon": "υ", "phi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π",
+    "Sigma": "Σ", "Upsilon": "Υ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+}
+#: Unicode Greek letter -> ASCII name (the name is what variables are declared as).
+UNICODE_GREEK = {v: k for k, v in GREEK.items()}
+UNICODE_GREEK.update({"ϵ": "epsilon", "ϑ": "theta", "ϕ": "phi", "ς": "sigma", "ϱ": "rho", "ϖ": "pi",
+                      "µ": "mu"})
+#: LaTeX Greek commands (variants collapse onto the plain letter: learners use them interchangeably).
+LATEX_GREEK = dict((k, k) for k in GREEK)
+LATEX_GREEK.update({"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varsigma": "sigma",
+                    "varrho": "rho", "varpi": "pi"})
+
+_UNICODE_OPS = {
+    "−": "-", "–": "-", "‐": "-", "‑": "-", "·": "*", "⋅": "*", "×": "*", "∗": "*", "•": "*",
+    "÷": "/", "∕": "/", "≤": "<=", "⩽": "<=", "≥": ">=", "⩾": ">=", "≠": "!=",
+}
+_SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7",
+                "⁸": "8", "⁹": "9"}
+_SINGLE_OPS = set("+-*/^()[]{},=<>|_!")
+
+#: LaTeX commands that are pure spacing / sizing and carry no maths.
+_LATEX_IGNORED = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr",
+                  "biggl", "biggr", "Biggl", "Biggr", "middle", "displaystyle", "textstyle", "quad",
+                  "qquad", "limits"}
+_LATEX_OPS = {"cdot": "*", "times": "*", "ast": "*", "div": "/", "le": "<=", "leq": "<=",
+              "leqslant": "<=", "ge": ">=", "geq": ">=", "geqslant": ">=", "lt": "<", "gt": ">",
+              "neq": "!=", "ne": "!=", "lvert": "|", "rvert": "|", "vert": "|", "mid": "|"}
+#: LaTeX commands that name an allow-listed function: they become ordinary name tokens.
+_LATEX_FUNCS = {"log", "ln", "exp", "min", "max", "tanh", "sinh", "cosh", "lg"}
+#: LaTeX commands with their own argument syntax, handled by the parser.
+LATEX_STRUCT = {"frac", "dfrac", "tfrac", "cfrac", "sqrt", "operatorname", "mathrm", "text", "textrm",
+                "mathit", "rm", "textit"}
+_SPACING_CHARS = {",", ";", ":", "!", " ", ">"}
+
+
+def _bad_char_message(ch: str, col: int) -> AnswerParseError:
+    cp = f"U+{ord(ch):04X}"
+    cat = unicodedata.category(ch)
+    if ch == "\x00":
+        return err(f"Null byte at column {col + 1} is not allowed.", f"第 {col + 1} 列的空字符（NUL）不允许出现。", col)
+    if cat in ("Cc", "Cf", "Co", "Cs", "Cn"):
+        return err(f"Invisible or control character {cp} at column {col + 1} is not allowed; "
+                   "retype the answer without it.",
+                   f"第 {col + 1} 列有不可见字符或控制字符 {cp}，请删除后重新输入。", col)
+    if ch in "'\"`":
+        return err(f"Quotes ({ch}) are not allowed in maths answers (column {col + 1}).",
+                   f"数学答案中不允许使用引号（{ch}，第 {col + 1} 列）。", col)
+    if ch == ".":
+        return err(f"A '.' not inside a number (column {col + 1}) is not allowed; attribute access is "
+                   "not maths.", f"第 {col + 1} 列的“.”不在数字中，不允许使用。", col)
+    if ch == "∞":
+        return err("Infinity is not allowed in answers.", "答案中不允许使用无穷大。", col)
+    if ch == "!":
+        return err(f"Factorial '!' (column {col + 1}) is not supported.", f"不支持阶乘“!”（第 {col + 1} 列）。", col)
+    return err(f"Unexpected character {ch!r} ({cp}) at column {col + 1}.",
+               f"第 {col + 1} 列出现无法识别的字符 {ch!r}（{cp}）。", col)
+
+
+# Chinese input methods produce full-width ASCII (（ ） ＋ ，); map them one character to one so
+# columns still index the raw text.
+_FULLWIDTH = {o: o - 0xFEE0 for o in range(0xFF01, 0xFF5F)}
+_FULLWIDTH[0x3000] = ord(" ")
+
+
+def tokenize(text: str) -> list[Tok]:
+    if not isinstance(text, str):
+        raise err("The answer must be text.", "答案必须是文本。", None)
+    n = len(text)
+    if n > MAX_INPUT_LENGTH:
+        raise err(f"The answer is too long ({n} characters; at most {MAX_INPUT_LENGTH}).",
+                  f"答案过长（{n} 个字符，最多 {MAX_INPUT_LENGTH} 个）。", MAX_INPUT_LENGTH)
+    raw_text = text
+    text = text.translate(_FULLWIDTH)
+    toks: list[Tok] = []
+    push = toks.append
+    i = 0
+    while i < n:
+        if len(toks) > MAX_TOKENS:
+            raise err(f"The answer has too many symbols (at most {MAX_TOKENS}).",
+                      f"答案中的符号过多（最多 {MAX_TOKENS} 个）。", i)
+        ch = text[i]
+        if ch in " \t\n\r$" or unicodedata.category(ch) == "Zs":
+            i += 1
+            continue
+        if "0" <= ch <= "9" or (ch == "." and i + 1 < n and "0" <= text[i + 1] <= "9"):
+            j = i
+            while j < n and "0" <= text[j] <= "9":
+                j += 1
+            if j < n and text[j] == ".":
+                j += 1
+                while j < n and "0" <= text[j] <= "9":
+                    j += 1
+            digits = sum(1 for c in text[i:j] if c != ".")
+            if digits > MAX_NUMBER_DIGITS:
+                raise err(f"Number at column {i + 1} is too long (at most {MAX_NUMBER_DIGITS} digits).",
+                          f"第 {i + 1} 列的数字过长（最多 {MAX_NUMBER_DIGITS} 位）。", i)
+            # Scientific notation only when digits follow: "2e-5" is a number, "2e" or "2e^x" use e.
+            if j < n and text[j] in "eE":
+                k = j + 1
+                if k < n and text[k] in "+-":
+                    k += 1
+                m = k
+                while m < n and "0" <= text[m] <= "9":
+                    m += 1
+                if m > k:
+                    if m - k > 4 or int(text[k:m]) > MAX_SCI_EXPONENT:
+                        raise err(f"Exponent of the number at column {i + 1} is too large.",
+                                  f"第 {i + 1} 列数字的指数过大。", i)
+                    j = m
+            if j < n and text[j] == "." and "0" <= (text[j + 1] if j + 1 < n else "") <= "9":
+                raise err(f"Malformed number at column {i + 1}.", f"第 {i + 1} 列的数字格式错误。", i)
+            push(Tok("num", text[i:j], i))
+            i = j
+            continue
+        if ("a" <= ch <= "z") or ("A" <= ch <= "Z"):
+            j = i
+            while j < n and (("a" <= text[j] <= "z") or ("A" <= text[j] <= "Z") or ("0" <= text[j] <= "9")):
+                j += 1
+            push(Tok("name", text[i:j], i))
+            i = j
+            continue
+        if ch in UNICODE_GREEK:
+            push(Tok("name", UNICODE_GREEK[ch], i))
+            i += 1
+            continue
+        if ch == "\\":
+            j = i + 1
+            while j < n and (("a" <= text[j] <= "z") or ("A" <= text[j] <= "Z")):
+                j += 1
+            if j == i + 1:
+                nxt = text[j] if j < n else ""
+                if nxt in _SPACING_CHARS:
+                    i = j + 1
+                    continue
+                if nxt == "|":
+                    push(Tok("op", "|", i))
+                    i = j + 1
+                    continue
+                shown = "\\" + nxt if nxt else "\\"
+                raise err(f"Unknown LaTeX command {shown!s} at column {i + 1}.",
+                          f"第 {i + 1} 列有无法识别的 LaTeX 命令 {shown}。", i)
+            name = text[i + 1:j]
+            i_cmd = i
+            i = j
+            if name in _LATEX_IGNORED:
+                continue
+            if name in _LATEX_OPS:
+                push(Tok("op", _LATEX_OPS[name], i_cmd))
+            elif name in LATEX_GREEK:
+                push(Tok("name", LATEX_GREEK[name], i_cmd))
+            elif name in _LATEX_FUNCS:
+                push(Tok("name", name, i_cmd))
+            elif name in LATEX_STRUCT:
+                push(Tok("cmd", name, i_cmd))
+            elif name == "infty":
+                raise err("Infinity is not allowed in answers.", "答案中不允许使用无穷大。", i_cmd)
+            else:
+                raise err(f"Unknown LaTeX command \\{name} at column {i_cmd + 1}.",
+                          f"第 {i_cmd + 1} 列有无法识别的 LaTeX 命令 \\{name}。", i_cmd)
+            continue
+        if ch == "*" and i + 1 < n and text[i + 1] == "*":
+            push(Tok("op", "^", i))
+            i += 2
+            continue
+        if ch == "_" and i + 1 < n and text[i + 1] == "_":
+            raise err(f"Double underscores (column {i + 1}) are not allowed.",
+                      f"不允许使用双下划线（第 {i + 1} 列）。", i)
+        if ch in "<>=!" and i + 1 < n and text[i + 1] == "=":
+            op = ch + "="
+            if op == "==":
+                raise err(f"Use a single '=' for an equation (column {i + 1}).",
+                          f"等式请使用单个“=”（第 {i + 1} 列）。", i)
+            push(Tok("op", op, i))
+            i += 2
+            continue
+        if ch in _UNICODE_OPS:
+            push(Tok("op", _UNICODE_OPS[ch], i))
+            i += 1
+            continue
+        if ch == "√":
+            push(Tok("cmd", "sqrt", i))
+            i += 1
+            continue
+        if ch in _SUPERSCRIPT or ch == "⁻":
+            push(Tok("op", "^", i))
+            if ch == "⁻":
+                push(Tok("op", "-", i))
+                i += 1
+            j = i
+            while j < n and text[j] in _SUPERSCRIPT:
+                j += 1
+            if j == i:
+                raise err(f"Incomplete superscript at column {i + 1}.", f"第 {i + 1} 列的上标不完整。", i)
+            push(Tok("num", "".join(_SUPERSCRIPT[c] for c in text[i:j]), i))
+            i = j
+            continue
+        if ch in _SINGLE_OPS and ch != "!":
+            push(Tok("op", ch, i))
+            i += 1
+            continue
+        raise _bad_char_message(raw_text[i], i)
+    if len(toks) > MAX_TOKENS:
+        raise err(f"The answer has too many symbols (at most {MAX_TOKENS}).",
+                  f"答案中的符号过多（最多 {MAX_TOKENS} 个）。", n)
+    push(Tok("end", "", n))
+    return toks
