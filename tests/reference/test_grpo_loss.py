@@ -11,7 +11,11 @@ D = torch.float64
 
 
 def approx(x, expected, tol=1e-12):
-    assert float(torch.as_tensor(x).detach()) == pytest.approx(float(expected), abs=tol, rel=tol)
+    assert _num(x) == pytest.approx(_num(expected), abs=tol, rel=tol)
+
+
+def _num(v):
+    return float(v.detach()) if isinstance(v, torch.Tensor) else float(v)
 
 
 # Two rows, old_log_prob = 0 so ρ = e^{log_prob}. Row 0 (A = +1): ρ = 1.5, 1.1. Row 1 (A = −1): ρ = 0.5 and a

@@ -15,7 +15,11 @@ def t(x, grad=False):
 
 
 def approx(x, expected, tol=1e-12):
-    assert float(torch.as_tensor(x).detach()) == pytest.approx(float(expected), abs=tol, rel=tol)
+    assert _num(x) == pytest.approx(_num(expected), abs=tol, rel=tol)
+
+
+def _num(v):
+    return float(v.detach()) if isinstance(v, torch.Tensor) else float(v)
 
 
 # --- ppo.ratio ---------------------------------------------------------------------------------------
