@@ -72,10 +72,13 @@ class EquivalenceResult:
 
 def symbol_domain(sym: sp.Symbol, variables: Mapping[str, Any] | None = None) -> str:
     """One of probability | positive | nonnegative | negative | posint | integer | real | complex."""
-    spec = (variables or {}).get(sym.name)
+    spec = variables.get(sym.name) if isinstance(variables, Mapping) else None
     if isinstance(spec, Mapping):
-        if spec.get("domain") in ("probability", "unit", "(0,1)"):
+        dom = spec.get("domain")
+        if dom in ("probability", "unit", "(0,1)"):
             return "probability"
+        if dom in ("positive", "nonnegative", "negative", "real"):
+            return dom
         if spec.get("integer") and (spec.get("positive") or spec.get("nonnegative")):
             return "posint"
         for flag in ("positive", "nonnegative", "negative", "integer", "real"):
@@ -445,7 +448,10 @@ def clear_cache() -> None:
 
 
 def _cache_key(e, a, variables, mode, seed, rtol, atol, require_proof) -> str:
-    vs = repr(sorted((k, sorted(v.items()) if isinstance(v, Mapping) else v) for k, v in (variables or {}).items()))
+    if isinstance(variables, Mapping):
+        vs = repr(sorted((k, sorted(v.items()) if isinstance(v, Mapping) else v) for k, v in variables.items()))
+    else:
+        vs = repr(variables)
     return "\x1f".join([sp.srepr(e), sp.srepr(a), vs, mode, str(seed), repr(rtol), repr(atol), str(require_proof)])
 
 

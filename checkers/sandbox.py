@@ -65,7 +65,17 @@ def _limit_memory(mb: int | None) -> None:
         pass
 
 
+_IN_WORKER = False
+
+
+def in_worker() -> bool:
+    """True inside a sandbox worker: code there must not submit to the pool again."""
+    return _IN_WORKER
+
+
 def _worker_main(conn, preload: tuple[str, ...], memory_mb: int | None) -> None:
+    global _IN_WORKER
+    _IN_WORKER = True
     for name in preload:
         try:
             importlib.import_module(name)
@@ -349,7 +359,7 @@ def get_pool() -> WorkerPool:
 
 def run(fn: Callable[..., Any], *args: Any, timeout: float = 2.0, **kwargs: Any) -> Any:
     """Run ``fn`` in the default pool (or in-process when :func:`set_inprocess` is on)."""
-    if _inprocess:
+    if _inprocess or _IN_WORKER:
         return fn(*args, **kwargs)
     return get_pool().run(fn, *args, timeout=timeout, **kwargs)
 
@@ -365,4 +375,4 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 __all__ = ["PoolBusy", "RemoteError", "SandboxError", "TaskTimeout", "WorkerCrashed", "WorkerPool",
-           "get_pool", "is_inprocess", "run", "set_inprocess", "shutdown"]
+           "get_pool", "in_worker", "is_inprocess", "run", "set_inprocess", "shutdown"]

@@ -1,0 +1,109 @@
+"""The grading facade the web service calls (contract: docs/interfaces.md).
+
+* Numeric, array, choice and freetext answers are graded in the calling thread: they are bounded,
+  linear work (well under a millisecond) and may need the torch reference engine for expected values.
+* Symbolic and derivation answers are parsed *and* graded inside the sandbox pool
+  (:mod:`checkers.sandbox`) under a hard wall-clock limit; a time-out is ``undecided`` and costs the
+  learner no attempt. Nothing here raises for learner input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from . import kinds as _kinds  # noqa: F401  (registers every checker)
+from .kinds import derivation as _deriv
+from .kinds import symbolic as _sym
+from .kinds.base import get_checker
+from .verdict import AnswerParseError, SpecError, Verdict, msg
+
+DEFAULT_TIMEOUT = 2.0
+_SANDBOXED = ("symbolic", "derivation")
+
+
+def _kind(spec: Mapping[str, Any]) -> str:
+    kind = spec.get("kind")
+    if not isinstance(kind, str):
+        raise SpecError("part has no kind")
+    return kind
+
+
+def validate(raw: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Parse only (the "interpreted as" preview); never grades, never raises for learner input."""
+    checker = get_checker(_kind(spec))
+    try:
+        parsed = checker.parse(raw, spec)
+        interp = checker.interpret(parsed, spec)
+    except AnswerParseError as err:
+        e = err.to_dict()
+        return {"valid": False, "interpreted_as": None,
+                "error": {"message": e["message"], "message_zh": e["message_zh"], "column": e["column"],
+                          "field": e["field"]}}
+    except (RecursionError, MemoryError, OverflowError):
+        return {"valid": False, "interpreted_as": None,
+                "error": {"message": "The answer is too complex to read.", "message_zh": "答案过于复杂，无法读取。",
+                          "column": None, "field": None}}
+    return {"valid": True, "interpreted_as": {"text": interp.text, "latex": interp.latex, "mathml": interp.mathml},
+            "error": None}
+
+
+def _invalid(err: AnswerParseError) -> Verdict:
+    return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error", details={"error": err.to_dict()})
+
+
+def _grade_in_worker(raw: Any, spec: dict, params: dict, budget: float) -> Verdict:
+    """Parse + grade a symbolic/derivation answer; runs in a sandbox worker."""
+    kind = spec["kind"]
+    if kind == "symbolic":
+        if not isinstance(raw, str):
+            return _invalid(AnswerParseError("Expected a maths expression as text.", None,
+                                             zh="需要以文本输入的数学表达式。"))
+        return _sym.grade_expression(raw, spec, params, budget=budget)
+    try:
+        lines = _deriv.parse_lines(raw, spec)
+    except AnswerParseError as err:
+        return _invalid(err)
+    return _deriv.grade_lines([ln.text for ln in lines], spec, params, budget=budget)
+
+
+def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None) -> Verdict:
+    """Grade one answer to one part. Parse errors -> ``invalid``; time-outs -> ``undecided``."""
+    kind = _kind(spec)
+    checker = get_checker(kind)
+    if kind in _SANDBOXED:
+        limit = timeout or (DEFAULT_TIMEOUT if kind == "symbolic" else _deriv.DEFAULT_TIMEOUT)
+        # The layers stop themselves well before the hard limit, so a slow-but-finishing check still
+        # returns its own reasoned verdict instead of a bare time-out.
+        budget = max(0.05, min(0.6 * limit, _deriv.TOTAL_BUDGET if kind == "derivation" else _sym.EQUIV_BUDGET))
+        return _sym.run_guarded(_grade_in_worker, raw, dict(spec), dict(params), budget, timeout=limit)
+    try:
+        parsed = checker.parse(raw, spec)
+    except AnswerParseError as err:
+        return _invalid(err)
+    except (RecursionError, MemoryError, OverflowError) as exc:
+        return _invalid(AnswerParseError(f"The answer is too complex to read ({type(exc).__name__}).", None,
+                                         zh="答案过于复杂，无法读取。"))
+    return checker.grade(parsed, spec, params)
+
+
+def expected(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+    """JSON-able expected answer for the solution view."""
+    return get_checker(_kind(spec)).expected(spec, params)
+
+
+def check_symbolic(expected: str, answer: str, variables: Mapping[str, Any] | None = None,
+                   mode: str = "equivalent", *, functions: Mapping[str, Any] | None = None,
+                   timeout: float | None = None) -> Verdict:
+    spec = {"kind": "symbolic", "expected": expected, "variables": dict(variables or {}), "mode": mode,
+            "functions": dict(functions or {})}
+    return grade(answer, spec, {}, timeout=timeout)
+
+
+def check_derivation(steps: list[str], start: str, goal: str, variables: Mapping[str, Any] | None = None,
+                     functions: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Verdict:
+    spec = {"kind": "derivation", "start": start, "goal": goal, "variables": dict(variables or {}),
+            "functions": dict(functions or {})}
+    return grade(steps, spec, {}, timeout=timeout)
+
+
+__all__ = ["check_derivation", "check_symbolic", "expected", "grade", "validate"]

@@ -1,0 +1,203 @@
+"""array: nested lists compared elementwise after a shape check.
+
+Answers are nested lists (or their JSON text) of numbers, ``"nan"``/``"inf"`` strings or plain maths
+strings. Details of a wrong answer: ``shape``, ``mismatches`` (count), ``first_mismatch`` (index list)
+and ``max_abs_err`` (over finite pairs), so the learner can find the element that is off.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping
+
+from ..params import resolve_value
+from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from . import _common as c
+from .base import Examples, register_checker
+
+DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-8
+MAX_ELEMENTS = 65536
+MAX_DEPTH = 6
+
+
+def _shape(x: Any, where: str = "answer") -> tuple[int, ...]:
+    if not isinstance(x, list):
+        return ()
+    if not x:
+        return (0,)
+    shapes = {_shape(v, f"{where}[{i}]") for i, v in enumerate(x)}
+    if len(shapes) != 1:
+        raise ValueError(f"{where}: rows of different lengths")
+    return (len(x),) + shapes.pop()
+
+
+def _read(raw: Any, path: list[int], depth: int, count: list[int]) -> Any:
+    where = "answer" + "".join(f"[{i}]" for i in path)
+    if depth > MAX_DEPTH:
+        raise AnswerParseError(f"Nested too deeply at {where}.", None, zh=f"{where} 嵌套过深。", field=where)
+    if isinstance(raw, (list, tuple)):
+        return [_read(v, path + [i], depth + 1, count) for i, v in enumerate(raw)]
+    count[0] += 1
+    if count[0] > MAX_ELEMENTS:
+        raise AnswerParseError("Too many elements.", None, zh="元素过多。", field=where)
+    try:
+        return c.read_number(raw, field=where).value
+    except AnswerParseError as err:
+        raise AnswerParseError(f"{where}: {err.message}", err.column, zh=f"{where}：{err.message_zh}",
+                               field=where) from None
+
+
+def _flat(x: Any, path: tuple[int, ...] = ()):
+    if isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _flat(v, path + (i,))
+    else:
+        yield path, x
+
+
+def _to_floats(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_to_floats(v) for v in value]
+    return c.as_float(value)
+
+
+def _compare(a: Any, b: Any, rtol: float, atol: float) -> dict[str, Any]:
+    mismatches, first, max_err = 0, None, 0.0
+    for (idx, x), (_, y) in zip(_flat(a), _flat(b)):
+        if math.isfinite(x) and math.isfinite(y):
+            max_err = max(max_err, abs(x - y))
+        if not c.num_close(x, y, rtol, atol):
+            mismatches += 1
+            if first is None:
+                first = list(idx)
+    return {"mismatches": mismatches, "first_mismatch": first, "max_abs_err": max_err}
+
+
+def _transpose(x: Any) -> Any:
+    return [list(r) for r in zip(*x)]
+
+
+class ArrayChecker:
+    kind = "array"
+
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        if "expected" not in spec:
+            raise SpecError("array part needs expected")
+        c.tolerance(spec, DEFAULT_RTOL, DEFAULT_ATOL)
+        c.validate_mistakes(spec, ("value", "expr", "call", "answer"))
+
+    def parse(self, raw: Any, spec: Mapping[str, Any]) -> list:
+        if isinstance(raw, str):
+            text = raw.strip()
+            if len(text) > 500_000:
+                raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
+            try:
+                raw = json.loads(text)  # JSON only: a data format, never code
+            except (json.JSONDecodeError, RecursionError) as exc:
+                col = getattr(exc, "pos", None)
+                raise AnswerParseError("Expected a list such as [[1, 2], [3, 4]].", col,
+                                       zh="需要一个列表，例如 [[1, 2], [3, 4]]。") from None
+        if not isinstance(raw, (list, tuple)):
+            raise AnswerParseError("Expected a list such as [0.1, 0.2].", None, zh="需要一个列表，例如 [0.1, 0.2]。")
+        value = _read(raw, [], 0, [0])
+        try:
+            _shape(value)
+        except ValueError as exc:
+            raise AnswerParseError(f"{exc}.", None, zh="各行长度不一致。") from None
+        return value
+
+    def interpret(self, parsed: list, spec: Mapping[str, Any]) -> Interpretation:
+        shape = _shape(parsed)
+
+        def show(x):
+            return "[" + ", ".join(show(v) for v in x) + "]" if isinstance(x, list) else c.fmt(x)
+
+        def tex(x):
+            if isinstance(x, list) and x and isinstance(x[0], list):
+                return r"\begin{bmatrix}" + r" \\ ".join(" & ".join(c.fmt(v) if not isinstance(v, list) else show(v)
+                                                                    for v in row) for row in x) + r"\end{bmatrix}"
+            return r"\begin{bmatrix}" + " & ".join(c.fmt(v) for v in x) + r"\end{bmatrix}"
+
+        def mml(x):
+            rows = x if (x and isinstance(x[0], list)) else [x]
+            body = "".join("<mtr>" + "".join(f"<mtd><mn>{c.fmt(v) if not isinstance(v, list) else show(v)}</mn></mtd>"
+                                             for v in row) + "</mtr>" for row in rows)
+            return ('<math xmlns="http://www.w3.org/1998/Math/MathML"><mrow><mo>[</mo>'
+                    f"<mtable>{body}</mtable><mo>]</mo></mrow></math>")
+
+        text = show(parsed) if len(str(parsed)) < 2000 else f"array of shape {shape}"
+        return Interpretation(text=text, latex=tex(parsed) if len(parsed) <= 64 else "",
+                              mathml=mml(parsed) if len(parsed) <= 64 else "")
+
+    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        value = resolve_value(spec["expected"], params)
+        if not isinstance(value, list):
+            value = [value]
+        return _to_floats(value)
+
+    def grade(self, parsed: list, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
+        b = self.expected(spec, params)
+        rtol, atol = c.tolerance(spec, DEFAULT_RTOL, DEFAULT_ATOL)
+        interp = self.interpret(parsed, spec)
+        sa, sb = _shape(parsed), _shape(b)
+        if sa != sb:
+            return Verdict("incorrect", 0.0,
+                           msg(f"Shape mismatch: expected shape {list(sb)}, your answer has shape {list(sa)}.",
+                               f"形状不匹配：应为 {list(sb)}，你的答案是 {list(sa)}。"),
+                           "shape_mismatch", interp, {"shape": list(sa), "expected_shape": list(sb)})
+        cmp = _compare(parsed, b, rtol, atol)
+        details = {"shape": list(sa), **cmp, "rtol": rtol, "atol": atol}
+        if cmp["mismatches"] == 0:
+            return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
+        for m in spec.get("mistakes") or []:
+            try:
+                mv = _to_floats(c.read_number(m["answer"]).value if "answer" in m and not isinstance(m["answer"], list)
+                                else (m["answer"] if "answer" in m else resolve_value(m, params)))
+            except Exception:  # an authoring problem must not become a crash on a learner's answer
+                continue
+            if not isinstance(mv, list):
+                mv = [mv]
+            try:
+                if _shape(mv) == sa and _compare(parsed, mv, rtol, atol)["mismatches"] == 0:
+                    return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, details)
+            except ValueError:
+                continue
+        n = cmp["mismatches"]
+        total = sum(1 for _ in _flat(b))
+        idx = "".join(f"[{i}]" for i in cmp["first_mismatch"])
+        extra_en, extra_zh, note = "", "", "mismatch"
+        if len(sa) == 2 and sa[0] == sa[1] and _compare(parsed, _transpose(b), rtol, atol)["mismatches"] == 0:
+            extra_en, extra_zh, note = " It looks transposed.", "看起来是转置了。", "transposed"
+        elif _compare(parsed, [[-v for v in r] for r in b] if len(sa) == 2 else [-v for v in b] if len(sa) == 1 else b,
+                      rtol, atol)["mismatches"] == 0 and len(sa) in (1, 2):
+            extra_en, extra_zh, note = " Every element has the wrong sign.", "每个元素的符号都错了。", "wrong-sign"
+        return Verdict("incorrect", 0.0,
+                       msg(f"{n} of {total} elements do not match; the first is at index {idx} "
+                           f"(largest absolute error {cmp['max_abs_err']:.3g}).{extra_en}",
+                           f"{total} 个元素中有 {n} 个不匹配；第一个位于索引 {idx}"
+                           f"（最大绝对误差 {cmp['max_abs_err']:.3g}）。{extra_zh}"),
+                       note, interp, details)
+
+    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
+        b = self.expected(spec, params)
+        ex = Examples(correct=[b, json.dumps(b)])
+
+        def bump(x):
+            return [bump(v) for v in x] if isinstance(x, list) else (x * 1.5 + 1 if math.isfinite(x) else 0.0)
+
+        wrong = bump(b)
+        ex.incorrect.append((wrong, self.grade(wrong, spec, params).note))
+        for m in spec.get("mistakes") or []:
+            if "answer" in m:
+                ex.incorrect.append((m["answer"], m["note"]))
+            else:
+                try:
+                    ex.incorrect.append((_to_floats(resolve_value(m, params)), m["note"]))
+                except Exception:
+                    continue
+        ex.invalid += ["[1, 2", "[[1, 2], [3]]", "[1, \"abc(\"]", {"a": 1}]
+        return ex
+
+
+register_checker(ArrayChecker())

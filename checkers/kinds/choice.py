@@ -1,0 +1,120 @@
+"""choice: single or multiple choice; multiple answers are compared as sets (order-insensitive)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from . import _common as c
+from .base import Examples, register_checker
+
+
+def _ids(spec: Mapping[str, Any]) -> list[str]:
+    return [str(o["id"]) for o in spec.get("options") or []]
+
+
+def _correct(spec: Mapping[str, Any]) -> frozenset[str]:
+    corr = spec["correct"]
+    return frozenset([str(corr)] if not isinstance(corr, list) else [str(x) for x in corr])
+
+
+class ChoiceChecker:
+    kind = "choice"
+
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        options = spec.get("options")
+        if not isinstance(options, list) or len(options) < 2:
+            raise SpecError("choice part needs at least two options")
+        ids = []
+        for i, o in enumerate(options):
+            if not isinstance(o, Mapping) or not isinstance(o.get("id"), str) or not o["id"]:
+                raise SpecError(f"options[{i}]: needs an id")
+            c.require_message(o.get("text"), f"options[{i}].text")
+            ids.append(o["id"])
+        if len(set(ids)) != len(ids):
+            raise SpecError("options: ids must be unique")
+        if "correct" not in spec:
+            raise SpecError("choice part needs correct")
+        multiple = bool(spec.get("multiple", False))
+        corr = spec["correct"]
+        if isinstance(corr, list) and not multiple and len(corr) != 1:
+            raise SpecError("correct: a list of several ids needs multiple: true")
+        for x in corr if isinstance(corr, list) else [corr]:
+            if x not in ids:
+                raise SpecError(f"correct: {x!r} is not an option id")
+        c.validate_mistakes(spec, ("answer",))
+        for i, m in enumerate(spec.get("mistakes") or []):
+            for x in m["answer"] if isinstance(m["answer"], list) else [m["answer"]]:
+                if x not in ids:
+                    raise SpecError(f"mistakes[{i}].answer: {x!r} is not an option id")
+
+    def parse(self, raw: Any, spec: Mapping[str, Any]) -> frozenset[str]:
+        if isinstance(raw, str):
+            if len(raw) > c.MAX_TEXT:
+                raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
+            items = [s.strip() for s in raw.split(",")] if raw.strip() else []
+        elif isinstance(raw, (list, tuple)):
+            if len(raw) > 1000:
+                raise AnswerParseError("Too many options selected.", None, zh="选择的选项过多。")
+            items = [x for x in raw]
+        else:
+            raise AnswerParseError("Expected an option id.", None, zh="需要一个选项编号。")
+        if not items:
+            raise AnswerParseError("No option selected.", None, zh="没有选择任何选项。")
+        ids = _ids(spec)
+        for x in items:
+            if not isinstance(x, str) or x not in ids:
+                shown = repr(x)[:40]
+                raise AnswerParseError(f"Unknown option {shown}; the options are {', '.join(ids)}.", None,
+                                       zh=f"未知选项 {shown}；可选项为 {', '.join(ids)}。")
+        chosen = frozenset(items)
+        if not spec.get("multiple", False) and len(chosen) != 1:
+            raise AnswerParseError("Choose exactly one option.", None, zh="请只选择一个选项。")
+        return chosen
+
+    def interpret(self, parsed: frozenset[str], spec: Mapping[str, Any]) -> Interpretation:
+        order = [i for i in _ids(spec) if i in parsed]
+        text = ", ".join(order)
+        return Interpretation(text=text, latex=r"\text{" + text + "}",
+                              mathml=f'<math xmlns="http://www.w3.org/1998/Math/MathML"><mtext>{text}</mtext></math>')
+
+    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        corr = _correct(spec)
+        ordered = [i for i in _ids(spec) if i in corr]
+        return ordered if spec.get("multiple", False) else ordered[0]
+
+    def grade(self, parsed: frozenset[str], spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
+        interp = self.interpret(parsed, spec)
+        corr = _correct(spec)
+        if parsed == corr:
+            return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, {"selected": len(parsed)})
+        for m in spec.get("mistakes") or []:
+            ans = m["answer"]
+            if frozenset(ans if isinstance(ans, list) else [ans]) == parsed:
+                return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, {"selected": len(parsed)})
+        if spec.get("multiple", False):
+            fb = msg("Not quite: the selection is not exactly the set of correct options.",
+                     "不完全对：所选选项与正确选项集合不一致。")
+        else:
+            fb = msg("Not correct.", "不正确。")
+        return Verdict("incorrect", 0.0, fb, None, interp, {"selected": len(parsed)})
+
+    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
+        corr = self.expected(spec, params)
+        ids = _ids(spec)
+        ex = Examples()
+        if isinstance(corr, list):
+            ex.correct += [corr, list(reversed(corr)), ",".join(corr)]
+        else:
+            ex.correct.append(corr)
+        wrong = next((i for i in ids if i not in _correct(spec)), None)
+        if wrong is not None:
+            w = [wrong] if spec.get("multiple", False) else wrong
+            ex.incorrect.append((w, self.grade(self.parse(w, spec), spec, params).note))
+        for m in spec.get("mistakes") or []:
+            ex.incorrect.append((m["answer"], m["note"]))
+        ex.invalid += ["zz-not-an-option", [], 42]
+        return ex
+
+
+register_checker(ChoiceChecker())

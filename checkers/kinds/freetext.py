@@ -1,0 +1,49 @@
+"""freetext: self-assessed prose; never graded automatically (weight 0, status undecided)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from . import _common as c
+from .base import Examples, register_checker
+
+MAX_CHARS = 20_000
+
+
+class FreetextChecker:
+    kind = "freetext"
+
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        w = spec.get("weight", 0)
+        if w != 0:
+            raise SpecError("freetext parts are self-assessed and must have weight 0")
+        c.validate_mistakes(spec, ("answer",))
+
+    def parse(self, raw: Any, spec: Mapping[str, Any]) -> str:
+        if not isinstance(raw, str):
+            raise AnswerParseError("Expected text.", None, zh="需要文本。")
+        if len(raw) > MAX_CHARS:
+            raise AnswerParseError(f"The answer is too long (at most {MAX_CHARS} characters).", MAX_CHARS,
+                                   zh=f"答案过长（最多 {MAX_CHARS} 个字符）。")
+        if "\x00" in raw:
+            raise AnswerParseError("The answer contains a null character.", raw.index("\x00"), zh="答案包含空字符。")
+        return raw.strip()
+
+    def interpret(self, parsed: str, spec: Mapping[str, Any]) -> Interpretation:
+        return Interpretation(text=parsed)
+
+    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        return None  # the solution view shows the key points instead
+
+    def grade(self, parsed: str, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
+        return Verdict("undecided", 0.0,
+                       msg("Compare your answer with the key points of the solution.",
+                           "请将你的答案与参考答案的要点进行对照。"),
+                       "self_assessed", self.interpret(parsed, spec), {"chars": len(parsed)})
+
+    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
+        return Examples(correct=[], incorrect=[], invalid=[None, 3, "x" * (MAX_CHARS + 1)])
+
+
+register_checker(FreetextChecker())

@@ -1,0 +1,217 @@
+"""symbolic: an expression compared with the expected one by :mod:`checkers.equivalence`.
+
+Grading runs in the sandbox pool (hard wall-clock limit) unless it is already inside a worker.
+``undecided`` (no decision in time, or the layers disagree) and ``invalid`` cost no attempt and say why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .. import sandbox
+from ..equivalence import MODES, check_equivalence, evaluate, sample_points
+from ..params import PLACEHOLDER, substitute_text
+from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from . import _common as c
+from .base import Examples, register_checker
+
+DEFAULT_TIMEOUT = 2.0      # hard limit (the worker is killed)
+EQUIV_BUDGET = 0.6         # soft budget the equivalence layers give themselves
+_NOT_FOLLOW = ("incorrect", "not_equal")
+
+
+def _parser():
+    from .. import mathparse  # the colleague's module; imported lazily so the kinds load without it
+    return mathparse
+
+
+def parse_spec_expr(text: str, spec: Mapping[str, Any], params: Mapping[str, Any] | None = None,
+                    allow_relation: bool = False):
+    """Parse authored maths (expected answers, mistakes) after placeholder substitution."""
+    mp = _parser()
+    if params is not None:
+        text = substitute_text(text, params)
+    return mp.parse_math(text, spec.get("variables") or {}, spec.get("functions") or {},
+                         allow_relation=allow_relation)
+
+
+def interpretation(parsed) -> Interpretation:
+    return Interpretation(text=str(parsed.text), latex=parsed.latex or "", mathml=parsed.mathml or "")
+
+
+def validate_common(spec: Mapping[str, Any]) -> None:
+    variables = spec.get("variables") or {}
+    if not isinstance(variables, Mapping):
+        raise SpecError("variables: must be a mapping {name: assumptions}")
+    for name, a in variables.items():
+        if a is not None and not isinstance(a, Mapping):
+            raise SpecError(f"variables.{name}: assumptions must be a mapping")
+    functions = spec.get("functions") or {}
+    if not isinstance(functions, Mapping):
+        raise SpecError("functions: must be a mapping {name: {args, expr}}")
+
+
+def _spec_parse_check(text: Any, spec: Mapping[str, Any], where: str, allow_relation: bool = False) -> None:
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(f"{where}: must be a non-empty maths string")
+    if PLACEHOLDER.search(text):
+        return  # checked per variant by the bank's self-test
+    try:
+        parse_spec_expr(text, spec, None, allow_relation)
+    except AnswerParseError as exc:
+        raise SpecError(f"{where}: {exc.message}") from None
+    except ImportError:  # pragma: no cover - parser not installed yet
+        pass
+
+
+def _slip_hint(e, a, variables) -> tuple[str, dict[str, str]] | None:
+    """Cheap numeric diagnosis of a wrong answer: sign, factor 2, additive constant."""
+    pts = sample_points(e.free_symbols | a.free_symbols, variables, 7, 12)
+    ratios, diffs = [], []
+    for pt in pts:
+        ve, va = evaluate(e, pt), evaluate(a, pt)
+        if ve is None or va is None or isinstance(ve, complex) or isinstance(va, complex):
+            continue
+        diffs.append(va - ve)
+        if ve != 0:
+            ratios.append(va / ve)
+    if len(ratios) >= 3:
+        r0 = ratios[0]
+        if all(abs(r - r0) <= 1e-7 * max(1.0, abs(r0)) for r in ratios):
+            if abs(r0 + 1) < 1e-7:
+                return "wrong-sign", msg("Right up to the sign: check the sign.", "只差一个符号：请检查正负号。")
+            if abs(r0 - 2) < 1e-7 or abs(r0 - 0.5) < 1e-7:
+                return "factor-2", msg("Off by a factor of 2: check for a missing or extra 1/2.",
+                                       "相差 2 倍：检查是否漏掉或多乘了 1/2。")
+            return "constant-factor", msg(f"Off by a constant factor (about {r0:.4g}).",
+                                          f"相差一个常数因子（约为 {r0:.4g}）。")
+    if len(diffs) >= 3:
+        d0 = diffs[0]
+        if d0 != 0 and all(abs(d - d0) <= 1e-7 * max(1.0, abs(d0)) for d in diffs):
+            return "additive-constant", msg(f"Off by an additive constant (about {d0:.4g}).",
+                                            f"相差一个常数项（约为 {d0:.4g}）。")
+    return None
+
+
+def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[str, Any],
+                     budget: float = EQUIV_BUDGET) -> Verdict:
+    """Parse + compare; runs wherever it is called (the sandbox calls it in a worker)."""
+    mp = _parser()
+    variables = spec.get("variables") or {}
+    try:
+        parsed = mp.parse_math(answer_text, variables, spec.get("functions") or {})
+    except AnswerParseError as err:
+        return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error",
+                       details={"error": err.to_dict()})
+    interp = interpretation(parsed)
+    expected = parse_spec_expr(str(spec["expected"]), spec, params).expr
+    mode = spec.get("mode", "equivalent")
+    res = check_equivalence(expected, parsed.expr, variables, mode, time_budget=budget)
+    details = {"method": res.method, "reason": res.reason, "mode": mode}
+    if res.outcome == "equal":
+        extra_en, extra_zh = "", ""
+        if mode == "up_to_constant":
+            extra_en, extra_zh = " (up to an additive constant)", "（相差一个常数）"
+        elif mode == "up_to_sign" and res.details.get("sign") == -1:
+            extra_en, extra_zh = " (up to sign)", "（相差一个符号）"
+        return Verdict("correct", 1.0, msg("Correct" + extra_en + ".", "正确" + extra_zh + "。"), None, interp, details)
+    if res.outcome == "undecided":
+        why_en = {"timeout": "the check ran out of time",
+                  "too_few_points": "the expression could not be evaluated at enough points",
+                  "disagree": "numeric and symbolic checks disagree",
+                  "unproved": "it could not be proved"}.get(res.method, res.reason)
+        why_zh = {"timeout": "检查超时", "too_few_points": "无法在足够多的点上求值",
+                  "disagree": "数值检查与符号检查结果不一致", "unproved": "无法证明"}.get(res.method, res.reason)
+        return Verdict("undecided", 0.0,
+                       msg(f"Could not decide whether this is correct ({why_en}); no attempt was used. "
+                           "Try writing it in a simpler form.",
+                           f"无法判定是否正确（{why_zh}），未消耗作答次数。请尝试写成更简单的形式。"),
+                       "undecided", interp, details)
+    # not equal: a known mistake first, then generic diagnosis
+    if res.method == "form":
+        return Verdict("incorrect", 0.0,
+                       msg("Equivalent, but not in the requested simplified form ("
+                           + "; ".join(res.details.get("form_problems", [])) + ").",
+                           "与答案等价，但不是所要求的化简形式。"),
+                       "not_simplified", interp, {**details, "form_problems": res.details.get("form_problems")})
+    for m in spec.get("mistakes") or []:
+        try:
+            mexpr = parse_spec_expr(str(m["answer"]), spec, params).expr
+        except (AnswerParseError, SpecError):
+            continue
+        if check_equivalence(mexpr, parsed.expr, variables, "equivalent", time_budget=budget / 4).equal:
+            return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, details)
+    hint = _slip_hint(expected, parsed.expr, variables) if mode == "equivalent" else None
+    if hint is not None:
+        note, fb = hint
+        return Verdict("incorrect", 0.0, fb, note, interp, details)
+    return Verdict("incorrect", 0.0, msg("Not equivalent to the expected answer.", "与正确答案不等价。"),
+                   None, interp, details)
+
+
+def timeout_verdict(timeout: float, interp: Interpretation | None = None) -> Verdict:
+    return Verdict("undecided", 0.0,
+                   msg(f"The check did not finish within {timeout:g} s; no attempt was used. "
+                       "Try a simpler form of your answer.",
+                       f"检查未在 {timeout:g} 秒内完成，未消耗作答次数。请尝试更简单的写法。"),
+                   "timeout", interp, {"timeout": timeout})
+
+
+def error_verdict(exc: BaseException, interp: Interpretation | None = None) -> Verdict:
+    return Verdict("undecided", 0.0,
+                   msg("The checker could not process this answer; no attempt was used.",
+                       "检查程序无法处理这个答案，未消耗作答次数。"),
+                   "checker_error", interp, {"error": type(exc).__name__})
+
+
+def run_guarded(fn, *args, timeout: float = DEFAULT_TIMEOUT, interp: Interpretation | None = None) -> Verdict:
+    """Run a grading function in the sandbox; time-outs and crashes become ``undecided``."""
+    try:
+        return sandbox.run(fn, *args, timeout=timeout)
+    except sandbox.TaskTimeout:
+        return timeout_verdict(timeout, interp)
+    except (sandbox.SandboxError, MemoryError, RecursionError) as exc:
+        return error_verdict(exc, interp)
+
+
+class SymbolicChecker:
+    kind = "symbolic"
+
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        validate_common(spec)
+        if spec.get("mode", "equivalent") not in MODES:
+            raise SpecError(f"mode: must be one of {', '.join(MODES)}")
+        _spec_parse_check(spec.get("expected"), spec, "expected")
+        c.validate_mistakes(spec, ("answer",))
+        for i, m in enumerate(spec.get("mistakes") or []):
+            _spec_parse_check(m["answer"], spec, f"mistakes[{i}].answer")
+
+    def parse(self, raw: Any, spec: Mapping[str, Any]):
+        if not isinstance(raw, str):
+            raise AnswerParseError("Expected a maths expression as text.", None, zh="需要以文本输入的数学表达式。")
+        return _parser().parse_math(raw, spec.get("variables") or {}, spec.get("functions") or {})
+
+    def interpret(self, parsed, spec: Mapping[str, Any]) -> Interpretation:
+        return interpretation(parsed)
+
+    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        p = parse_spec_expr(str(spec["expected"]), spec, params)
+        return {"text": p.text, "latex": p.latex, "mathml": p.mathml}
+
+    def grade(self, parsed, spec: Mapping[str, Any], params: Mapping[str, Any], *,
+              timeout: float | None = None) -> Verdict:
+        spec, params = dict(spec), dict(params)
+        return run_guarded(grade_expression, parsed.text, spec, params,
+                           timeout=timeout or DEFAULT_TIMEOUT, interp=interpretation(parsed))
+
+    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
+        exp_text = substitute_text(str(spec["expected"]), params)
+        ex = Examples(correct=[exp_text])
+        ex.incorrect.append((f"2*({exp_text}) + 1", None))
+        for m in spec.get("mistakes") or []:
+            ex.incorrect.append((substitute_text(str(m["answer"]), params), m["note"]))
+        ex.invalid += ["(", "__import__('os')", "undeclared_symbol_zz + 1", "x = = 1"]
+        return ex
+
+
+register_checker(SymbolicChecker())
