@@ -81,6 +81,25 @@ def test_delta_caps_the_unclipped_ratio():
     approx(call("grpo.loss", delta=2.0, **args)["loss"], 2.0)
 
 
+def test_delta_cap_comes_after_the_clipped_ratio_is_formed():
+    # δ = 0.5 below 1 − ε: ρ̂ = clip(5, 0.8, 1.2) = 1.2 is formed from the uncapped ρ, then ρ = min(5, 0.5);
+    # A = −1: −min(−0.5, −1.2) = 1.2 (capping first would give clip(0.5) = 0.8)
+    args = dict(log_prob=[[math.log(5.0)]], advantages=[-1.0], mask=[[1.0]], old_log_prob=[[0.0]], beta=0.0)
+    approx(call("grpo.loss", delta=0.5, **args)["loss"], 1.2)
+    # the clip metrics see the capped ratio: 0.5 < 0.8 with A < 0 counts as low-clipped
+    approx(call("grpo.loss", delta=0.5, **args)["clip_ratio_low"], 1.0)
+
+
+def test_bias_correction_uses_the_uncapped_ratio():
+    # ρ = 5, δ = 2, ref − log_prob = 0.5: kl = (e^0.5 − 0.5 − 1)·5
+    args = dict(log_prob=[[math.log(5.0)]], advantages=[-1.0], mask=[[1.0]], old_log_prob=[[0.0]],
+                ref_log_prob=[[math.log(5.0) + 0.5]], beta=0.1, delta=2.0, use_bias_correction_kl=True)
+    out = call("grpo.loss", **args)
+    k3 = math.exp(0.5) - 0.5 - 1
+    approx(out["kl"], 5 * k3)
+    approx(out["loss"], 2.0 + 0.1 * 5 * k3)
+
+
 def test_kl_term_and_metric():
     # ref − log_prob = d per token; k3 = e^d − d − 1
     d = [[0.5, -0.2], [1.0, 3.0]]
