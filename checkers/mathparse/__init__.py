@@ -205,7 +205,7 @@ def evaluate_numeric(text: str, values: Mapping[str, float], functions: Any = No
             continue
         try:
             env[canon] = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             continue
     ast, f_asts = _numeric_ast(text, frozenset(env), _functions_key(functions))
     try:
@@ -213,8 +213,9 @@ def evaluate_numeric(text: str, values: Mapping[str, float], functions: Any = No
     except (OverflowError, ZeroDivisionError):
         raise err("The value is too large or divides by zero.", "数值过大或出现除以零。", None) from None
     except (ValueError, TypeError):
-        raise err("The value is not a real number (log or square root of a negative number?).",
-                  "数值不是实数（是否对负数取对数或开平方？）。", None) from None
+        raise err("The value is undefined or not a real number (log of zero or of a negative number, "
+                  "square root of a negative number?).",
+                  "数值无定义或不是实数（是否对零或负数取对数、对负数开平方？）。", None) from None
     except RecursionError:  # pragma: no cover
         raise err("The expression is nested too deeply.", "表达式嵌套层数过多。", None) from None
     if not math.isfinite(result):

@@ -18,7 +18,6 @@ from .lexer import err
 from .limits import MAX_EXPONENT, MAX_POWER_BITS
 
 _RELATIONS = {"=": sympy.Eq, "<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge, "!=": sympy.Ne}
-_BAD_ATOMS = (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo, sympy.I)
 
 
 def number(text: str) -> sympy.Rational:
@@ -165,11 +164,12 @@ class SympyBuilder:
 
 def check_finite_real(expr: Any, text: str) -> None:
     """Reject 1/0, log(0), sqrt(-1)...: sympy folds them into zoo / nan / I."""
-    for a in expr.atoms(sympy.Number, sympy.NumberSymbol, sympy.core.numbers.ImaginaryUnit):
-        if a is sympy.I:
+    S = sympy.S
+    for a in expr.atoms():
+        if a is S.ImaginaryUnit:
             raise err("The answer is not a real number (square root or log of a negative number?).",
                       "答案不是实数（是否对负数开平方或取对数？）。", None)
-        if a in (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        if a is S.ComplexInfinity or a is S.NaN or a is S.Infinity or a is S.NegativeInfinity:
             raise err("The answer divides by zero or is otherwise undefined (e.g. log(0), 1/0).",
                       "答案中出现除以零或其他无定义的运算（例如 log(0)、1/0）。", None)
 
