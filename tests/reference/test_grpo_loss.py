@@ -100,6 +100,16 @@ def test_bias_correction_uses_the_uncapped_ratio():
     approx(out["loss"], 2.0 + 0.1 * 5 * k3)
 
 
+def test_bias_corrected_kl_keeps_the_ratio_in_the_graph():
+    # A = 0 leaves only β·k3·ρ with β = 1; d = ref − lp = 0.5, ρ = 5:
+    # d/dlp [k3(d)·ρ] = (1 − e^d)·ρ + k3·ρ = ρ·(1 − e^d + e^d − d − 1) = −d·ρ = −2.5
+    lp = torch.tensor([[math.log(5.0)]], dtype=D, requires_grad=True)
+    out = call("grpo.loss", log_prob=lp, advantages=[0.0], mask=[[1.0]], old_log_prob=[[0.0]],
+               ref_log_prob=[[math.log(5.0) + 0.5]], beta=1.0, use_bias_correction_kl=True, loss_type="bnpo")
+    (g,) = torch.autograd.grad(out["loss"], lp)
+    approx(g[0, 0], -2.5)
+
+
 def test_kl_term_and_metric():
     # ref − log_prob = d per token; k3 = e^d − d − 1
     d = [[0.5, -0.2], [1.0, 3.0]]
