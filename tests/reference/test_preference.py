@@ -160,15 +160,16 @@ def test_reference_free_changes_only_h():
     approx(apo["loss"], (1 - sig(0.5)) + sig(-1.0))               # apo uses r, not h
 
 
+# r_c = 1 and r_r = −2 (reference rejected −1), so that no score is symmetric between the two
 @pytest.mark.parametrize("kind, extra, h", [
-    ("forward_kl", {}, -math.exp(-1.0) + math.exp(1.0)),
-    ("js_divergence", {}, logsig(1.0) - logsig(-1.0)),            # = log(σ(1)/σ(−1)) = 1
+    ("forward_kl", {}, -math.exp(-1.0) + math.exp(2.0)),
+    ("js_divergence", {}, logsig(1.0) - logsig(-2.0)),
     # α = 0.5: s(r) = e^{−r/2}/(−1/2); TRL v0.28 with a = 1 − α: (e^{−a r_r} − e^{−a r_c})/a
-    ("alpha_divergence", {"f_alpha": 0.5}, (math.exp(0.5) - math.exp(-0.5)) / 0.5),
-    ("alpha_divergence", {"f_alpha": 1.0 + 1e-8}, 2.0),          # the limit is reverse KL
+    ("alpha_divergence", {"f_alpha": 0.5}, (math.exp(1.0) - math.exp(-0.5)) / 0.5),
+    ("alpha_divergence", {"f_alpha": 1.0 + 1e-8}, 3.0),          # the limit is reverse KL
 ])
 def test_f_divergence_scores(kind, extra, h):
-    approx(dpo(f_divergence=kind, **extra)["loss"], -logsig(0.5 * h))
+    approx(dpo(f_divergence=kind, ref_rejected_logps=[-1.0], **extra)["loss"], -logsig(0.5 * h))
 
 
 def test_list_of_loss_types_with_weights():
