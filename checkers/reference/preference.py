@@ -257,7 +257,8 @@ def _dpo_outputs(policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch
         raise ReferenceInputError("f_alpha", "must be finite")
     types, weights, many = _loss_types_and_weights(loss_type, loss_weights)
     if "robust" in types and label_smoothing >= 0.5:
-        raise ReferenceInputError("label_smoothing", "the robust loss needs label_smoothing < 0.5 (it divides by 1 − 2ε)")
+        raise ReferenceInputError("label_smoothing",
+                                  "the robust loss needs label_smoothing < 0.5 (it divides by 1 − 2ε)")
     if (chosen_lengths is None) != (rejected_lengths is None):
         missing = "chosen_lengths" if chosen_lengths is None else "rejected_lengths"
         raise ReferenceInputError(missing, "chosen_lengths and rejected_lengths must be given together")
