@@ -75,20 +75,48 @@
     return out;
   }
 
-  function safeMath(markup) {
-    if (typeof markup !== 'string' || markup.indexOf('<math') < 0) { return null; }
+  function parseMath(markup) {
+    if (typeof markup !== 'string' || !markup.trim()) { return null; }
+    if (markup.indexOf('<math') < 0) {  // a bare fragment (<mrow>...): give it its <math> element
+      markup = '<math xmlns="' + MATHML_NS + '">' + markup + '</math>';
+    }
     // DOMParser documents are inert: nothing in them runs or loads.
     var doc = new DOMParser().parseFromString('<!doctype html><body>' + markup, 'text/html');
     var maths = doc.body.getElementsByTagNameNS(MATHML_NS, 'math');
-    if (!maths.length) { return null; }
-    return cloneMath(maths[0], 0);
+    return maths.length ? maths[0] : null;
+  }
+
+  function safeMath(markup) {
+    var m = parseMath(markup);
+    return m ? cloneMath(m, 0) : null;
+  }
+
+  function safeMathLines(markup, n) {
+    // A derivation's MathML holds one top-level <mrow> per line: one <math> per line when they match up.
+    var m = parseMath(markup);
+    if (!m) { return null; }
+    var kids = Array.prototype.filter.call(m.childNodes, function (c) { return c.nodeType === 1; });
+    if (kids.length !== n) { return null; }
+    return kids.map(function (k) {
+      var math = document.createElementNS(MATHML_NS, 'math');
+      var copy = cloneMath(k, 1);
+      if (copy) { math.appendChild(copy); }
+      return math;
+    });
   }
 
   function mathOrText(interp) {
     var node = interp ? safeMath(interp.mathml) : null;
-    if (node) { return node; }
     var text = interp && (interp.text || interp.latex);
-    return el('code', null, text || '');
+    if (!node) { return el('code', null, text || ''); }
+    if (text && text.indexOf(' = ') > 0 && text.indexOf('\n') < 0) {
+      // e.g. "ln(2)/2 = 0.346574": keep what was typed next to the value
+      var span = el('span', 'interp');
+      span.appendChild(node);
+      span.appendChild(el('span', 'interp-text muted', ' (' + text + ')'));
+      return span;
+    }
+    return node;
   }
 
   // ------------------------------------------------------------------ API
@@ -197,20 +225,22 @@
   function showError(preview, err, source) {
     clear(preview);
     preview.className = 'preview preview-error';
-    var msg = el('div', 'preview-message', errorMessage(err));
+    preview.appendChild(el('div', 'preview-message', errorMessage(err)));
     var col = err && typeof err.column === 'number' ? err.column : null;
-    if (col !== null) {
-      msg.appendChild(document.createTextNode(' (' + T('column', { n: col }) + ')'));
+    if (Array.isArray(source)) {  // derivation: the error names its line as answer[i]
+      var m = /\[(\d+)\]/.exec((err && err.field) || '');
+      source = m ? source[Number(m[1])] : null;
     }
-    preview.appendChild(msg);
     if (col !== null && typeof source === 'string' && source.length < 400) {
-      // Mark the offending character; columns are 1-based, clamped into the text.
-      var idx = Math.max(0, Math.min(source.length, col - 1));
+      // Mark the offending character (the API's columns count from 0), clamped into the text.
+      var idx = Math.max(0, Math.min(source.length, col));
       var pre = el('pre', 'error-source');
+      pre.setAttribute('data-column', String(col));
       pre.appendChild(document.createTextNode(source.slice(0, idx)));
       pre.appendChild(el('mark', 'error-at', source.slice(idx, idx + 1) || ' '));
       pre.appendChild(document.createTextNode(source.slice(idx + 1)));
       preview.appendChild(pre);
+      preview.appendChild(el('div', 'error-column muted', T('column', { n: col + 1 })));
     }
   }
 
@@ -229,7 +259,18 @@
     if (!res.ok) { showError(preview, d.error || { message: T('server_error') }, source); return; }
     if (d.valid) {
       var interp = d.interpreted_as;
-      if (Array.isArray(interp)) {
+      var lines = Array.isArray(source) && interp ? safeMathLines(interp.mathml, source.length) : null;
+      if (lines) {
+        clear(preview);
+        preview.className = 'preview preview-ok';
+        preview.appendChild(el('div', 'preview-label', T('interpreted_as') + ':'));
+        lines.forEach(function (node, i) {
+          var row = el('div', 'preview-step');
+          row.appendChild(el('span', 'step-no muted', (i + 1) + '. '));
+          row.appendChild(node);
+          preview.appendChild(row);
+        });
+      } else if (Array.isArray(interp)) {
         clear(preview);
         preview.className = 'preview preview-ok';
         interp.forEach(function (it, i) {
@@ -267,7 +308,7 @@
         var lines = stepLines(raw);
         if (!lines.length) { clear(preview); preview.className = 'preview'; return; }
         answer = lines;
-        source = null;
+        source = lines;
       } else if (kind === 'array') {
         var parsed = parseArray(raw);
         if (parsed.empty) { clear(preview); preview.className = 'preview'; return; }
@@ -320,18 +361,20 @@
   var STATUS_KEYS = {
     correct: 'status_correct', incorrect: 'status_incorrect', invalid: 'status_invalid',
     undecided: 'status_undecided', partial: 'status_partial', ungraded: 'status_ungraded',
-    unanswered: 'status_unanswered', self_assessed: 'status_ungraded'
+    unanswered: 'status_unanswered', self_assessed: 'status_ungraded', ok: 'step_ok', error: 'step_error'
   };
 
   function fmt(x) {
     if (typeof x !== 'number') { return String(x); }
-    return Number.isInteger(x) ? String(x) : String(Math.round(x * 1000) / 1000);
+    return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(6)));
   }
 
   function expectedNode(value) {
+    if (typeof value === 'number') { return el('code', null, fmt(value)); }
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       var m = safeMath(value.mathml);
       if (m) { return m; }
+      if (Array.isArray(value.reference)) { return expectedNode(value.reference); }
       var text = value.text || value.latex || value.value;
       if (text !== undefined) { return expectedNode(text); }
       return el('code', null, JSON.stringify(value));
@@ -367,10 +410,11 @@
       fs.classList.remove('is-correct', 'is-incorrect', 'is-invalid', 'is-undecided', 'is-partial');
       if (!v) { box.hidden = true; return; }
       var status = String(v.status || 'undecided');
+      var label = v.note === 'unanswered' ? T('status_unanswered') : T(STATUS_KEYS[status] || status);
       fs.classList.add('is-' + status);
       box.className = 'verdict verdict-' + status;
       var head = el('div', 'verdict-head');
-      head.appendChild(el('span', 'badge badge-' + status, T(STATUS_KEYS[status] || status)));
+      head.appendChild(el('span', 'badge badge-' + status, label));
       if (typeof v.score === 'number') {
         head.appendChild(el('span', 'verdict-score', fmt(v.score) + (typeof v.max_score === 'number' ? ' / ' + fmt(v.max_score) : '')));
       }
@@ -386,8 +430,10 @@
       var details = v.details || v;
       if (Array.isArray(details.steps) && details.steps.length) {
         var ol = el('ol', 'steps');
-        details.steps.forEach(function (st) {
+        var typed = fs.getAttribute('data-kind') === 'derivation' ? (answerOf(fs) || []) : [];
+        details.steps.forEach(function (st, i) {
           var li = el('li', 'step step-' + (st.status || ''));
+          if (typed[i]) { li.appendChild(el('code', 'step-line', typed[i])); li.appendChild(document.createTextNode(' ')); }
           li.appendChild(el('span', 'badge badge-' + (st.status || ''), T(STATUS_KEYS[st.status] || st.status || '')));
           var sfb = pickLang(st.feedback);
           if (sfb) { var sn = el('span', 'step-feedback'); li.appendChild(sn); queue(sfb, sn); }
@@ -428,7 +474,10 @@
       ids.forEach(function (pid) {
         dl.appendChild(el('dt', null, T('part') + ' ' + pid));
         var dd = el('dd');
-        dd.appendChild(expectedNode(expected[pid]));
+        var fsx = document.getElementById('part-' + pid);
+        var val = expected[pid];
+        if (fsx && fsx.getAttribute('data-kind') === 'choice' && Array.isArray(val)) { val = val.join(', '); }
+        dd.appendChild(expectedNode(val));
         dl.appendChild(dd);
       });
       solutionEl.appendChild(dl);
@@ -445,10 +494,23 @@
   form.addEventListener('submit', function (ev) {
     ev.preventDefault();
     var answers = {};
+    var badArray = null;
     Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
       var a = answerOf(fs);
+      if (fs.getAttribute('data-kind') === 'array' && typeof a === 'string') {
+        badArray = badArray || fs;
+        return;
+      }
       if (a !== undefined) { answers[fs.getAttribute('data-part')] = a; }
     });
+    if (badArray) {  // an unreadable array: say so at the part instead of sending it
+      var bp = badArray.getAttribute('data-part');
+      showError(document.getElementById('preview-' + bp), { message: parseArray(answerOf(badArray)).error });
+      formStatus.className = 'form-status form-error';
+      formStatus.textContent = T('part') + ' ' + bp + ': ' + T('array_bad');
+      document.getElementById('answer-' + bp).focus();
+      return;
+    }
     submitBtn.disabled = true;
     formStatus.textContent = T('submitting');
     formStatus.className = 'form-status';

@@ -63,6 +63,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "status_partial": {"en": "Partly correct", "zh": "部分正确"},
     "status_ungraded": {"en": "Self-assessed", "zh": "自评"},
     "status_unanswered": {"en": "No answer", "zh": "未作答"},
+    "step_ok": {"en": "follows", "zh": "成立"},
+    "step_error": {"en": "does not follow", "zh": "不成立"},
     "solution": {"en": "Solution", "zh": "解答"},
     "key_points": {"en": "Key points", "zh": "要点"},
     "pitfalls": {"en": "Pitfalls", "zh": "常见错误"},
@@ -89,6 +91,7 @@ JS_KEYS = (
     "submitting", "try_again", "score", "status_correct", "status_incorrect", "status_invalid",
     "status_undecided", "status_partial", "status_ungraded", "status_unanswered", "solution", "key_points",
     "pitfalls", "worked", "expected", "network_error", "server_error", "step", "first_error", "part",
+    "step_ok", "step_error",
 )
 
 

@@ -10,8 +10,6 @@ import copy
 
 import pytest
 
-ML = {"en": "", "zh": ""}
-
 
 def _t(en: str, zh: str) -> dict[str, str]:
     return {"en": en, "zh": zh}
@@ -126,10 +124,15 @@ def web_app(tmp_path):
     get_db(app).dispose()
 
 
-@pytest.fixture()
+@pytest.fixture(scope="session")
 def web_make_app():
     """``make_app`` as a fixture (test modules here are not a package, so they cannot import conftest)."""
     return make_app
+
+
+@pytest.fixture(scope="session")
+def web_xss_question():
+    return copy.deepcopy(XSS_QUESTION)
 
 
 @pytest.fixture()
