@@ -196,9 +196,10 @@ def test_sigmoid_gradient_weight_matches_autograd():
     assert torch.allclose(gc, -beta * weight / 6, rtol=1e-12, atol=0)
     assert torch.allclose(gr, beta * weight / 6, rtol=1e-12, atol=0)
     out = call("dpo.gradient", **args)
-    assert torch.allclose(out["weight"], weight, rtol=1e-12, atol=0)
-    assert torch.allclose(out["grad_chosen"], gc, rtol=1e-12, atol=0)
-    assert torch.allclose(out["grad_rejected"], gr, rtol=1e-12, atol=0)
+    # .cpu(): the engine may run on CUDA (contract §1) while these inputs live on the CPU
+    assert torch.allclose(out["weight"].cpu(), weight, rtol=1e-12, atol=0)
+    assert torch.allclose(out["grad_chosen"].cpu(), gc, rtol=1e-12, atol=0)
+    assert torch.allclose(out["grad_rejected"].cpu(), gr, rtol=1e-12, atol=0)
 
 
 def test_gradient_of_ipo_by_hand_and_without_grad_inputs():
@@ -349,7 +350,7 @@ def test_optimal_policy_is_stable_for_large_rewards_and_zero_support():
     assert out["probs"][0].item() == 0.0
     (g,) = torch.autograd.grad(out["log_partition"], r)
     # ∂ log Z/∂r_k = π*_k/β: no gradient (and no nan) where π_ref = 0
-    assert torch.allclose(g, out["probs"].detach(), rtol=1e-12, atol=0)
+    assert torch.allclose(g, out["probs"].detach().cpu(), rtol=1e-12, atol=0)
 
 
 # --- validation --------------------------------------------------------------------------------------------
