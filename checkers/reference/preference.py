@@ -228,6 +228,9 @@ def _check_pair_logps(**tensors: torch.Tensor) -> None:
     for name, t in tensors.items():
         require_ndim(t, name, 1)
     require_same_shape(**tensors)
+    first = next(iter(tensors))
+    if tensors[first].numel() == 0:  # the batch mean of no pairs would be a silent nan
+        raise ReferenceInputError(first, "needs at least one pair")
 
 
 def _lengths(t: torch.Tensor | None, name: str, like: torch.Tensor) -> torch.Tensor | None:

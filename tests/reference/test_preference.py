@@ -366,6 +366,8 @@ def test_optimal_policy_is_stable_for_large_rewards_and_zero_support():
     ("dpo.loss", dict(PAIR, loss_type="robust", label_smoothing=0.5), "label_smoothing"),
     ("dpo.loss", dict(PAIR, f_divergence="tv"), "f_divergence"),
     ("dpo.gradient", dict(PAIR, beta=0.0), "beta"),
+    ("dpo.loss", dict(policy_chosen_logps=[], policy_rejected_logps=[], ref_chosen_logps=[],
+                      ref_rejected_logps=[]), "policy_chosen_logps"),
     ("dpo.implicit_reward", dict(log_prob=[1.0, 2.0], ref_log_prob=[1.0], beta=0.1), "ref_log_prob"),
     ("cpo.loss", dict(CPO, loss_type="orpo"), "loss_type"),
     ("simpo.loss", dict(chosen_avg_logps=[-1.0], rejected_avg_logps=[-1.0], beta=-2.0), "beta"),
