@@ -127,3 +127,46 @@ class Attempt(Base):
 
     learner: Mapped[Learner] = relationship(back_populates="attempts", lazy="raise")
     version: Mapped[QuestionVersion] = relationship(lazy="raise")
+
+
+# ------------------------------------------------------------------------------------------------
+# Authoring (issue 6): credentials of author accounts, API tokens and stored self-test reports.
+
+class AuthorCredential(Base):
+    """A login for a ``learners`` row (its ``role`` says whether it may author)."""
+
+    __tablename__ = "author_credentials"
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))  # werkzeug scrypt, per-user salt
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ApiToken(Base):
+    """A bearer token: only its sha256 is stored; shown once when created; revocable."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))  # the first characters, to recognise a token
+    name: Mapped[str | None] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class VersionCheck(Base):
+    """The latest schema + self-test report of a question version (publishing re-runs it)."""
+
+    __tablename__ = "version_checks"
+
+    version_id: Mapped[int] = mapped_column(ForeignKey("question_versions.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    ok: Mapped[bool] = mapped_column(Boolean)
+    seeds: Mapped[int] = mapped_column(Integer)
+    failures: Mapped[list[Any]] = mapped_column(JSONDoc)
+    checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
