@@ -8,6 +8,7 @@ built its numeric base and exponent are measured, because sympy evaluates ``2**(
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -15,7 +16,7 @@ import sympy
 from sympy import Abs, Add, Integer, Max, Min, Mul, Pow, Rational
 
 from .lexer import err
-from .limits import MAX_EXPONENT, MAX_POWER_BITS
+from .limits import BUILD_BUDGET_S, MAX_EXPONENT, MAX_POWER_BITS
 
 _RELATIONS = {"=": sympy.Eq, "<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge, "!=": sympy.Ne}
 
@@ -80,15 +81,39 @@ def guarded_exp(arg: sympy.Expr, col: int, evaluate: bool = True) -> sympy.Expr:
     return out
 
 
+def _sized(out: Any) -> Any:
+    # Products of many allowed powers (10^1000 * 10^1000 * ...) can still outgrow the printers.
+    coeff = out.as_coeff_Mul()[0] if isinstance(out, sympy.Mul) else out
+    if isinstance(coeff, Rational) and _bits(coeff) > MAX_POWER_BITS:
+        raise err("A number in the answer is too large to work with.", "答案中的数字过大，无法处理。", None)
+    return out
+
+
+def _presize(args: list[Any]) -> None:
+    # Bits of a product (or of a common denominator) are at most the sum of the operands' bits:
+    # refuse before sympy spends time multiplying.
+    total = 0
+    for a in args:
+        c = a.as_coeff_Mul()[0] if isinstance(a, sympy.Mul) else a
+        if isinstance(c, Rational):
+            total += _bits(c)
+    if total > MAX_POWER_BITS:
+        raise err("A number in the answer is too large to work with.", "答案中的数字过大，无法处理。", None)
+
+
 class SympyBuilder:
     def __init__(self, symbols: Mapping[str, sympy.Symbol],
                  functions: Mapping[str, tuple[list[sympy.Symbol], sympy.Expr]], evaluate: bool = True):
         self.symbols = symbols
         self.functions = functions
         self.ev = evaluate
+        self.deadline = time.perf_counter() + BUILD_BUDGET_S
 
     def build(self, node: Any) -> Any:
         kind = node[0]
+        if kind != "num" and kind != "var" and time.perf_counter() > self.deadline:
+            raise err("The answer is too complex to process; please simplify it.",
+                      "答案过于复杂，无法处理；请化简后再输入。", None)
         ev = self.ev
         if kind == "num":
             return number(node[1])
@@ -103,13 +128,15 @@ class SympyBuilder:
             for sign, sub in node[1]:
                 x = self.build(sub)
                 terms.append(x if sign > 0 else Mul(sympy.S.NegativeOne, x, evaluate=ev))
-            return Add(*terms, evaluate=ev)
+            _presize(terms)
+            return _sized(Add(*terms, evaluate=ev))
         if kind == "prod":
             factors = []
             for sub, div in node[1]:
                 x = self.build(sub)
                 factors.append(Pow(x, sympy.S.NegativeOne, evaluate=ev) if div else x)
-            return Mul(*factors, evaluate=ev)
+            _presize(factors)
+            return _sized(Mul(*factors, evaluate=ev))
         if kind == "pow":
             return guarded_pow(self.build(node[1]), self.build(node[2]), node[3], ev)
         if kind == "call":

@@ -8,7 +8,7 @@ linear scan plus a bounded amount of sympy construction.
 MAX_INPUT_LENGTH = 2_000
 #: Deepest nesting of brackets / exponents / function arguments.  Keeps the recursive-descent
 #: parser, the sympy builder and sympy's printers far away from Python's recursion limit.
-MAX_DEPTH = 64
+MAX_DEPTH = 32
 #: Most tokens in one input.
 MAX_TOKENS = 1_000
 #: Most digits in one number literal (integer and fractional digits together).
@@ -18,12 +18,17 @@ MAX_SCI_EXPONENT = 300
 #: Largest |p/q| (and largest q) of a numeric rational exponent.  ``x^1000`` is fine,
 #: ``2^(10^10)`` and ``x^(1/10^50)`` are refused before sympy tries to evaluate them.
 MAX_EXPONENT = 1_000
-#: A power of two exact numbers may produce at most this many bits (about 6,000 digits).
-MAX_POWER_BITS = 20_000
-#: Most arguments to min / max.
-MAX_ARGS = 16
+#: An exact number (numerator or denominator) may have at most this many bits, about 3,600
+#: digits: safely below Python's 4,300-digit int/str conversion limit, which the printers hit.
+MAX_POWER_BITS = 12_000
+#: Most arguments to min / max (sympy compares them pairwise with assumption queries).
+MAX_ARGS = 8
 #: Most expansions of per-question functions in one input (bodies are substituted, so nested
 #: calls multiply expression size).
 MAX_FUNCTION_EXPANSIONS = 64
 #: Most entries kept by the parse cache.
 CACHE_SIZE = 4_096
+#: Wall-clock budget for building the sympy object.  sympy's automatic evaluation of deeply nested
+#: transcendental expressions (sigmoid of sigmoid of ...) costs milliseconds per level even within
+#: the bounds above; an ordinary answer builds in well under 5 ms, so only contrived input hits this.
+BUILD_BUDGET_S = 0.05
