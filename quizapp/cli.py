@@ -28,17 +28,17 @@ def _upgrade() -> None:
         click.echo(f"database: migrated {before or 'empty'} -> {after}")
 
 
-def _load(path: str) -> None:
-    from checkers.bank import BankError
-
+def _load(path: str, *, strict: bool = True) -> None:
     from .db import get_session
     from .services.questions import load_bank_dir
 
     try:
         summary = load_bank_dir(get_session(), path)
-    except BankError as exc:
-        raise click.ClickException(f"bank not loaded: {exc}") from None
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo(summary.text())
+    if summary.errors and strict:
+        raise click.ClickException(f"bank not fully loaded: {len(summary.errors)} file(s) skipped")
 
 
 @click.command("db-upgrade")
@@ -122,7 +122,7 @@ def serve_command(host: str | None, port: int | None, threads: int, bank_path: s
     port = port or int(os.environ.get("PORT") or 5000)
     _upgrade()
     if not no_load:
-        _load(bank_path or _default_bank())
+        _load(bank_path or _default_bank(), strict=False)  # a broken file must not keep the others offline
     click.echo(f"serving on http://{host}:{port}/ (database {_safe_url(app.config['DATABASE_URL'])})")
     waitress.serve(app, host=host, port=port, threads=threads, ident="quizapp")
 

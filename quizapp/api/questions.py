@@ -200,8 +200,8 @@ def _checker_input_error(exc: Exception, default_field: str):
     from checkers.verdict import AnswerParseError
 
     if isinstance(exc, AnswerParseError):
-        where = f" (column {exc.column})" if exc.column is not None else ""
-        return ValidationError(f"{exc.message}{where}", exc.field or default_field, code="unparseable")
+        return ValidationError(exc.message, exc.field or default_field, code="unparseable",
+                               extra={"column": exc.column})
     return ValidationError(str(exc), default_field)
 
 

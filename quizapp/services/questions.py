@@ -137,10 +137,12 @@ class SyncSummary:
     added: list[str] = field(default_factory=list)      # new questions
     updated: list[str] = field(default_factory=list)    # a changed file: a new published version
     unchanged: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)     # files skipped: "file: field: problem"
 
     def text(self) -> str:
         lines = [f"bank: {len(self.added)} added, {len(self.updated)} updated, "
-                 f"{len(self.unchanged)} unchanged"]
+                 f"{len(self.unchanged)} unchanged" + (f", {len(self.errors)} skipped" if self.errors else "")]
+        lines += [f"  ! {e}" for e in self.errors]
         lines += [f"  + {q}" for q in self.added]
         lines += [f"  ~ {q}" for q in self.updated]
         return "\n".join(lines)
@@ -168,18 +170,34 @@ def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummar
 
 
 def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
-    """Validate every file under ``root`` (raises ``checkers.bank.BankError``) and sync them."""
-    from checkers.bank import load_bank_files
+    """Validate every file under ``root`` and sync the valid ones. A file that fails validation (or
+    repeats another file's id) is skipped and listed in ``summary.errors``; the others still load."""
+    from checkers.bank import BankError, load_question_file, question_files
 
     root = Path(root)
-    items = []
-    for path, data in load_bank_files(root):
+    if not root.exists():
+        raise FileNotFoundError(f"no question folder at {root}")
+    items: list[tuple[str, dict]] = []
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    for path in question_files(root):
         try:
-            rel = path.resolve().relative_to(root.resolve())
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
-            rel = Path(path.name)
-        items.append((f"bank:{rel.as_posix()}", data))
-    return sync_bank(session, items)
+            rel = path.name
+        try:
+            data = load_question_file(path)
+        except BankError as exc:
+            errors.append(str(exc))
+            continue
+        if data["id"] in seen:
+            errors.append(f"{path}: id: duplicate id {data['id']!r} (also in {seen[data['id']]})")
+            continue
+        seen[data["id"]] = rel
+        items.append((f"bank:{rel}", data))
+    summary = sync_bank(session, items)
+    summary.errors = errors
+    return summary
 
 
 def export_bank(session: Session, out: str | Path) -> list[Path]:

@@ -59,13 +59,13 @@ def test_load_bank_twice_then_export(env, tmp_path, grading):
         assert (out / rel).read_text() == (bank / rel).read_text()
 
 
-def test_load_bank_reports_a_broken_file(env, tmp_path):
-    bad = tmp_path / "bad" / "L1"
-    bad.mkdir(parents=True)
-    (bad / "x.yaml").write_text("id: x\nlevel: L1\n")
+def test_load_bank_skips_a_broken_file_and_says_so(env, tmp_path, grading):
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
+    (bank / "L1" / "broken.yaml").write_text("id: broken\nlevel: L1\n")
     run(env, "db-upgrade")
-    result = CliRunner().invoke(cli, ["load-bank", "--path", str(tmp_path / "bad")], env=env)
-    assert result.exit_code != 0 and "bank not loaded" in result.output
+    result = CliRunner().invoke(cli, ["load-bank", "--path", str(bank)], env=env)
+    assert result.exit_code != 0 and "1 skipped" in result.output and "broken.yaml" in result.output
+    assert "1 added" in result.output  # the valid file still loads
 
 
 def test_selftest_command(env, tmp_path, grading):
