@@ -110,10 +110,15 @@ class SympyBuilder:
         self.deadline = time.perf_counter() + BUILD_BUDGET_S
 
     def build(self, node: Any) -> Any:
-        kind = node[0]
-        if kind != "num" and kind != "var" and time.perf_counter() > self.deadline:
+        out = self._node(node)
+        # Checked after each node (post-order), where sympy's evaluation cost is actually paid.
+        if time.perf_counter() > self.deadline:
             raise err("The answer is too complex to process; please simplify it.",
                       "答案过于复杂，无法处理；请化简后再输入。", None)
+        return out
+
+    def _node(self, node: Any) -> Any:
+        kind = node[0]
         ev = self.ev
         if kind == "num":
             return number(node[1])

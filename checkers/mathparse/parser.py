@@ -515,6 +515,12 @@ class Parser:
             base = self.tex_arg() if self.tok.kind != "end" else self.trailing_raise(us)
             self.depth -= 1
             args_prefix = [base]
+        power = None
+        if self.is_op("^"):  # \log^2 x means (log x)^2, as in TeX
+            caret = self.advance()
+            self.enter(caret.col)
+            power = (self.exponent(caret), caret.col)
+            self.depth -= 1
         self.enter(t.col)
         nxt = self.tok
         if nxt.kind == "op" and nxt.val in "([":
@@ -557,6 +563,12 @@ class Parser:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise err(f"{t.val} takes {want} argument(s), got {len(args)} (column {t.col + 1}).",
                       f"{t.val} 需要 {want} 个参数，实际为 {len(args)} 个（第 {t.col + 1} 列）。", t.col)
+        if power is not None:
+            node = self._finish_call(fname, args, t, user)
+            return ("pow", node, power[0], power[1])
+        return self._finish_call(fname, args, t, user)
+
+    def _finish_call(self, fname: str, args: list[Any], t: Tok, user: bool) -> Any:
         if user:
             self.ctx.expansions += 1
             if self.ctx.expansions > MAX_FUNCTION_EXPANSIONS:

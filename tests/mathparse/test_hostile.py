@@ -189,14 +189,17 @@ def test_every_bounded_input_is_fast():
     ]
     parse_math("min(x, y) + sigmoid(x)", V)  # import-time warm-up of sympy's function machinery
     for text in inputs:
-        mathparse._parse_cached.cache_clear()
-        sympy.core.cache.clear_cache()
-        start = time.perf_counter()
-        try:
-            parse_math(text, V)
-        except AnswerParseError:
-            pass
-        assert time.perf_counter() - start < 0.1, text[:60]
+        best = math.inf
+        for _ in range(2):  # best of two: other processes share this machine
+            mathparse._parse_cached.cache_clear()
+            sympy.core.cache.clear_cache()
+            start = time.perf_counter()
+            try:
+                parse_math(text, V)
+            except AnswerParseError:
+                pass
+            best = min(best, time.perf_counter() - start)
+        assert best < 0.1, (text[:60], best)
 
 
 def test_no_eval_in_source():

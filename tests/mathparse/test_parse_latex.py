@@ -40,6 +40,7 @@ V = {
     (r"\beta \log \sigma(\beta \Delta)", "beta * log(sigmoid(beta*Delta))"),
     (r"-\log \sigma\left(\beta \log\frac{\pi_\theta}{\pi_{\text{ref}}}\right)",
      "-log(sigmoid(beta log(pi_theta/pi_ref)))"),
+    (r"\log^2 x", "log(x)^2"), (r"\ln^{2}(x y)", "log(x y)^2"), (r"\exp^2 x", "exp(x)^2"),
     (r"\bigl( x \bigr)", "x"), (r"\Big[x + y\Big]", "x + y"),
 ])
 def test_latex_equals_plain(latex, plain):
