@@ -67,15 +67,7 @@ def canonical_name(name: Any) -> str:
     """``β`` -> ``beta``, ``π_θ`` -> ``pi_theta``; raises SpecError for names a learner cannot type."""
     if not isinstance(name, str):
         raise SpecError(f"variable name {name!r} must be a string")
-    out = []
-    for ch in name:
-        g = UNICODE_GREEK.get(ch)
-        if g is not None:
-            # keep "πθ" distinct from "pitheta" would need separators; Greek names join with "_" rules
-            out.append(g)
-        else:
-            out.append(ch)
-    canon = "".join(out)
+    canon = "".join(UNICODE_GREEK.get(ch, ch) for ch in name)
     if not _NAME.match(canon) or "__" in canon:
         raise SpecError(f"variable name {name!r} is not a valid maths name (letters, digits, single _)")
     if canon in RESERVED:
