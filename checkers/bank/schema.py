@@ -213,9 +213,7 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         note = mistake["note"]
         if not isinstance(note, str) or not NOTE_RE.match(note):
             ctx.fail(_join(mf, "note"), f"bad note {note!r}: must match [a-z0-9-]+")
-        if note in notes:
-            ctx.fail(_join(mf, "note"), f"duplicate note {note!r} in this part")
-        notes.add(note)
+        notes.add(note)  # several wrong answers may share one note (the same misconception)
         if "feedback" not in mistake:
             ctx.fail(_join(mf, "feedback"), "missing")
         ctx.bilingual(mistake["feedback"], _join(mf, "feedback"))
