@@ -28,7 +28,8 @@ MAX_ARGS = 8
 MAX_FUNCTION_EXPANSIONS = 64
 #: Most entries kept by the parse cache.
 CACHE_SIZE = 4_096
-#: Wall-clock budget for building the sympy object.  sympy's automatic evaluation of deeply nested
+#: CPU-time budget (this thread's, so a busy machine does not reject honest answers) for building
+#: the sympy object.  sympy's automatic evaluation of deeply nested
 #: transcendental expressions (sigmoid of sigmoid of ...) costs milliseconds per level even within
 #: the bounds above; an ordinary answer builds in well under 5 ms, so only contrived input hits this.
 BUILD_BUDGET_S = 0.05

@@ -190,15 +190,15 @@ def test_every_bounded_input_is_fast():
     parse_math("min(x, y) + sigmoid(x)", V)  # import-time warm-up of sympy's function machinery
     for text in inputs:
         best = math.inf
-        for _ in range(2):  # best of two: other processes share this machine
+        for _ in range(2):  # CPU time, best of two: other processes share this machine
             mathparse._parse_cached.cache_clear()
             sympy.core.cache.clear_cache()
-            start = time.perf_counter()
+            start = time.thread_time()
             try:
                 parse_math(text, V)
             except AnswerParseError:
                 pass
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.thread_time() - start)
         assert best < 0.1, (text[:60], best)
 
 
