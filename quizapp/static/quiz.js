@@ -384,7 +384,12 @@
       value.forEach(function (v) { ol.appendChild(el('li')).appendChild(el('code', null, v)); });
       return ol;
     }
-    return el('code', null, typeof value === 'string' ? value : JSON.stringify(value));
+    return el('code', null, typeof value === 'string' ? value : JSON.stringify(roundDeep(value)));
+  }
+
+  function roundDeep(v) {
+    if (typeof v === 'number') { return Number.isInteger(v) ? v : Number(v.toPrecision(6)); }
+    return Array.isArray(v) ? v.map(roundDeep) : v;
   }
 
   function showResults(data) {

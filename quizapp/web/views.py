@@ -165,8 +165,18 @@ def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
         if hit is not None:
             _VIEW_CACHE.move_to_end(key)
             return hit
-    view = _bank().public_view(row["data"], seed, lang)
-    page = {
+    page = page_from_public_view(_bank().public_view(row["data"], seed, lang))
+    with _VIEW_LOCK:
+        _VIEW_CACHE[key] = page
+        while len(_VIEW_CACHE) > _VIEW_CACHE_MAX:
+            _VIEW_CACHE.popitem(last=False)
+    return page
+
+
+def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
+    """``checkers.bank.public_view(...)`` -> what ``web/question.html`` shows, every text rendered to safe
+    HTML. Also the author preview's entry point (issue 6): a draft is shown exactly as learners see it."""
+    return {
         "id": view["id"],
         "ref": view.get("ref"),
         "level": view.get("level"),
@@ -176,11 +186,6 @@ def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
         "prompt_html": render_markdown(view.get("prompt") or ""),
         "parts": [_page_part(p) for p in view.get("parts") or []],
     }
-    with _VIEW_LOCK:
-        _VIEW_CACHE[key] = page
-        while len(_VIEW_CACHE) > _VIEW_CACHE_MAX:
-            _VIEW_CACHE.popitem(last=False)
-    return page
 
 
 def _page_part(part: dict[str, Any]) -> dict[str, Any]:
