@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from ..errors import NotFound
 from ..models import Question, QuestionVersion, utcnow
 
 LEVELS = ("L1", "L2", "L3")
+BANK_LOCK_KEY = 7_402_115_002  # PostgreSQL advisory lock: one bank sync at a time
 
 
 def _level_key(level: str) -> int:
@@ -154,6 +155,8 @@ def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummar
     from checkers.bank import content_hash
 
     summary = SyncSummary()
+    if session.get_bind().dialect.name == "postgresql":  # workers starting together load one at a time
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": BANK_LOCK_KEY})
     for source, data in items:
         digest = content_hash(data)
         latest = session.scalars(
