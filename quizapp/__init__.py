@@ -38,6 +38,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from .api import bp as api_bp
     app.register_blueprint(api_bp)
 
+    from .authoring import api as authoring_api, pages as authoring_pages  # issue 6: authors
+    app.register_blueprint(authoring_api.bp)
+    app.register_blueprint(authoring_pages.bp)
+
     try:
         from .web import bp as web_bp  # the browser pages (owned by the web colleague)
     except ImportError as exc:  # not landed yet: the API works on its own

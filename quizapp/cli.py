@@ -5,6 +5,8 @@
     quizapp selftest [--seeds 20]      run the bank self-test over the question files
     quizapp export --out DIR           write the published bank as question files
     quizapp serve [--host --port]      migrate, load the bank, serve with waitress (HOST/PORT env)
+    quizapp import DIR                 validate, self-test and import question files (all or nothing)
+    quizapp create-author / create-token / revoke-token / list-tokens / regrade   (quizapp/authoring/cli.py)
 """
 
 from __future__ import annotations
@@ -140,8 +142,13 @@ COMMANDS = (db_upgrade_command, db_downgrade_command, load_bank_command, selftes
             serve_command)
 
 
+def _authoring_commands() -> tuple:
+    from .authoring.cli import COMMANDS as authoring  # issue 6: accounts, tokens, import, regrade
+    return authoring
+
+
 def register_commands(app: Flask) -> None:
-    for command in COMMANDS:
+    for command in COMMANDS + _authoring_commands():
         app.cli.add_command(command)
 
 

@@ -1,0 +1,312 @@
+"""The author's browser pages under ``/author`` (login, question list, editor with live preview, self-test
+report, publish/retire, API tokens).
+
+Every POST carries the session's CSRF token (hidden ``csrf_token`` field, or ``X-CSRF-Token`` for the
+preview script); pages send the same strict CSP as the practice pages (no inline script: ``author.js``).
+Authored Markdown is rendered only through :mod:`quizapp.rendering` (markdown-it + MathML + nh3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for)
+from markupsafe import Markup
+
+from ..auth import (AccountError, authenticate_password, check_csrf, create_token, csrf_token, list_tokens,
+                    revoke_token)
+from ..auth.accounts import principal_for_session
+from ..auth.guard import SESSION_USER
+from ..db import get_session
+from ..errors import ServiceError
+from ..rendering import render_inline, render_markdown
+from . import service
+
+bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
+               static_folder="../static", static_url_path="/static")
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+PUBLIC = {"author.login", "author.static"}
+PREVIEW_MAX_CHARS = 200_000
+
+NEW_TEMPLATE = """id: my-new-question
+level: L1
+tags: [kl]
+title: {en: "A new question", zh: "新题目"}
+prompt:
+  en: "Let $p = {{p}}$."
+  zh: "设 $p = {{p}}$。"
+params:
+  p: {uniform: [0.2, 0.8], round: 2}
+parts:
+  - id: a
+    kind: numeric
+    prompt: {en: "What is $2p$?", zh: "$2p$ 等于多少?"}
+    expected: {expr: "2*p"}
+    mistakes:
+      - {expr: "p", note: forgot-double, feedback: {en: "That is p, not 2p.", zh: "这是 p,不是 2p。"}}
+solution:
+  key_points: {en: ["Double p."], zh: ["把 p 加倍。"]}
+  pitfalls: {en: ["Forgetting the factor 2."], zh: ["忘了因子 2。"]}
+  worked: {en: "$2p = 2 \\\\cdot {{p}}$", zh: "$2p = 2 \\\\cdot {{p}}$"}
+"""
+
+
+# --------------------------------------------------------------------------- hooks
+
+@bp.before_request
+def _guard():
+    csrf_token()  # every page (login included) gets a token in the session
+    if request.method not in ("GET", "HEAD", "OPTIONS") and not check_csrf():
+        if request.is_json:
+            return jsonify({"error": {"code": "csrf_failed", "message": "missing or wrong CSRF token",
+                                      "field": "csrf_token"}}), 403
+        abort(403, "missing or wrong CSRF token")
+    if request.endpoint in PUBLIC:
+        return None
+    who = _principal()
+    if who is None:
+        if request.method == "GET":
+            return redirect(url_for("author.login", next=request.full_path))
+        abort(401)
+    if not who.is_author:
+        abort(403, "author rights required")
+    return None
+
+
+@bp.after_request
+def _headers(response):
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.context_processor
+def _helpers() -> dict[str, Any]:
+    return {"csrf_token": csrf_token, "who": _principal()}
+
+
+def _principal():
+    learner_id = session.get(SESSION_USER)
+    return principal_for_session(get_session(), learner_id) if learner_id else None
+
+
+# --------------------------------------------------------------------------- login
+
+def _safe_next(target: str | None) -> str:
+    if target and target.startswith("/author") and not target.startswith("//") and "\\" not in target:
+        return target
+    return url_for("author.index")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    error = None
+    if request.method == "POST":
+        who = authenticate_password(get_session(), request.form.get("username", ""),
+                                    request.form.get("password", ""))
+        if who is not None:
+            session.clear()  # a fresh session (and CSRF token) after login
+            session[SESSION_USER] = who.learner_id
+            csrf_token()
+            return redirect(_safe_next(request.args.get("next")))
+        error = "Wrong username or password."
+    return render_template("author/login.html", error=error), (401 if error else 200)
+
+
+@bp.post("/logout")
+def logout():
+    session.clear()
+    return redirect(url_for("author.login"))
+
+
+# --------------------------------------------------------------------------- list and editor
+
+@bp.get("/")
+def index():
+    return render_template("author/index.html", questions=service.overview(get_session()))
+
+
+def _seed_arg(raw: Any) -> int:
+    try:
+        value = int(str(raw))
+    except (TypeError, ValueError):
+        return 0
+    return value if 0 <= value < 1_000_000 else 0
+
+
+def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
+    """The learner's view of variant ``seed`` plus the solution, every text through quizapp.rendering."""
+    from checkers.bank import public_view, solution_view
+
+    view = public_view(data, seed, lang)
+    sol = solution_view(data, seed, lang)
+    parts = []
+    for p in view.get("parts") or []:
+        parts.append({
+            "id": p.get("id"), "kind": p.get("kind"),
+            "prompt_html": render_markdown(p.get("prompt") or ""),
+            "hint_html": render_markdown(p["hint"]) if p.get("hint") else None,
+            "options": [{"id": str(o.get("id")), "text_html": render_inline(o.get("text") or "")}
+                        for o in p.get("options") or []],
+        })
+    return {
+        "seed": seed, "lang": lang,
+        "title_html": render_inline(view.get("title") or view.get("id") or ""),
+        "prompt_html": render_markdown(view.get("prompt") or ""),
+        "parts": parts,
+        "key_points": [render_markdown(x) for x in sol.get("key_points") or []],
+        "pitfalls": [render_markdown(x) for x in sol.get("pitfalls") or []],
+        "worked_html": render_markdown(sol.get("worked") or "") if sol.get("worked") else None,
+        "expected": {k: str(v) for k, v in (sol.get("expected") or {}).items()},
+    }
+
+
+def _preview_or_error(data: Any, seed: int, lang: str) -> tuple[dict | None, str | None]:
+    try:
+        service.validate(data)
+        return render_preview(data, seed, lang), None
+    except ServiceError as exc:
+        return None, exc.message
+    except Exception as exc:  # noqa: BLE001 - a broken draft must still show its editor
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _editor(qid: str | None, text: str, *, version=None, report=None, errors=None, status: int = 200):
+    seed = _seed_arg(request.values.get("seed", 0))
+    lang = "zh" if request.values.get("lang") == "zh" else "en"
+    preview, preview_error = None, None
+    from checkers.bank import BankError, parse_yaml
+    try:
+        data = parse_yaml(text, "editor")
+    except BankError as exc:
+        data, preview_error = None, f"{exc.field}: {exc.problem}"
+    if data is not None:
+        preview, preview_error = _preview_or_error(data, seed, lang)
+    versions = service.list_versions(get_session(), qid) if qid and version is not None else []
+    published = next((v for v in versions if v["status"] == "published"), None)
+    return render_template("author/editor.html", qid=qid, text=text, version=version, versions=versions,
+                           published=published, report=report, errors=errors or [], preview=preview,
+                           preview_error=preview_error, seed=seed, lang=lang), status
+
+
+@bp.get("/new")
+def new():
+    return _editor(None, NEW_TEMPLATE)
+
+
+@bp.get("/q/<qid>")
+def edit(qid: str):
+    from checkers.bank import dump_question
+
+    number = request.args.get("version", type=int)
+    v = service.get_version_row(get_session(), qid, number)
+    body = service.version_body(get_session(), v)
+    return _editor(qid, dump_question(v.data), version=body, report=body["selftest"])
+
+
+@bp.post("/save")
+def save():
+    from checkers.bank import BankError, parse_yaml
+
+    text = request.form.get("yaml", "")
+    qid = request.form.get("qid") or None
+    who = _principal()
+    try:
+        data = parse_yaml(text, "editor")
+        if qid:
+            body, _ = service.update_question(get_session(), qid, data, who.learner_id)
+        else:
+            body = service.create_question(get_session(), data, who.learner_id)
+    except BankError as exc:
+        return _editor(qid, text, errors=[{"part": None, "seed": None, "reason": f"{exc.field}: {exc.problem}"}],
+                       status=422)
+    except ServiceError as exc:
+        failures = exc.extra.get("failures") or [{"part": None, "seed": None, "reason": exc.message}]
+        return _editor(qid, text, errors=failures, status=exc.status)
+    flash("Saved version %d (%s)." % (body["version"], "self-test passed" if body["selftest"]["ok"]
+                                       else f"{len(body['selftest']['failures'])} self-test failure(s)"))
+    return redirect(url_for("author.edit", qid=body["question_id"], version=body["version"]))
+
+
+@bp.post("/q/<qid>/publish")
+def publish(qid: str):
+    who = _principal()
+    number = request.form.get("version", type=int)
+    try:
+        body = service.publish(get_session(), qid, number, who.learner_id)
+    except ServiceError as exc:
+        flash(exc.message)
+        failures = exc.extra.get("failures") or []
+        if failures:
+            from checkers.bank import dump_question
+            v = service.get_version_row(get_session(), qid, number)
+            vb = service.version_body(get_session(), v)
+            return _editor(qid, dump_question(v.data), version=vb, report=vb["selftest"], errors=failures,
+                           status=exc.status)
+        return redirect(url_for("author.edit", qid=qid, version=number))
+    flash(f"Published version {body['version']}.")
+    return redirect(url_for("author.edit", qid=qid, version=body["version"]))
+
+
+@bp.post("/q/<qid>/retire")
+def retire(qid: str):
+    try:
+        service.retire(get_session(), qid)
+        flash(f"Retired {qid}: learners no longer see it.")
+    except ServiceError as exc:
+        flash(exc.message)
+    return redirect(url_for("author.edit", qid=qid))
+
+
+@bp.post("/preview")
+def preview():
+    """``{"yaml", "seed", "lang"}`` -> ``{"ok", "html" | "error"}`` (the preview panel, sanitised)."""
+    from checkers.bank import BankError, parse_yaml
+
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("yaml"), str) or len(body["yaml"]) > PREVIEW_MAX_CHARS:
+        return jsonify({"error": {"code": "invalid_field", "message": "yaml must be a string", "field": "yaml"}}), 422
+    seed = _seed_arg(body.get("seed", 0))
+    lang = "zh" if body.get("lang") == "zh" else "en"
+    try:
+        data = parse_yaml(body["yaml"], "editor")
+    except BankError as exc:
+        return jsonify({"ok": False, "error": f"{exc.field}: {exc.problem}"})
+    view, error = _preview_or_error(data, seed, lang)
+    if view is None:
+        return jsonify({"ok": False, "error": error})
+    return jsonify({"ok": True, "html": render_template("author/_preview.html", preview=view)})
+
+
+# --------------------------------------------------------------------------- tokens
+
+@bp.route("/tokens", methods=["GET", "POST"])
+def tokens():
+    who = _principal()
+    new_token = None
+    if request.method == "POST":
+        try:
+            _, new_token = create_token(get_session(), who.learner_id, request.form.get("name") or None)
+        except AccountError as exc:
+            flash(exc.message)
+    rows = list_tokens(get_session(), who.learner_id)
+    return render_template("author/tokens.html", tokens=rows, new_token=new_token)
+
+
+@bp.post("/tokens/<int:token_id>/revoke")
+def revoke(token_id: int):
+    who = _principal()
+    try:
+        revoke_token(get_session(), token_id, learner_id=who.learner_id)
+        flash(f"Token {token_id} revoked.")
+    except AccountError as exc:
+        flash(exc.message)
+    return redirect(url_for("author.tokens"))
+
+
+__all__ = ["bp", "Markup"]

@@ -1,0 +1,438 @@
+"""Authoring logic over the versioned question tables (no Flask: the API, pages and CLI call it).
+
+Every save validates the question against the schema (a schema error is refused: 422, nothing stored) and
+runs the bank self-test over ``seeds`` variants (at least 20); a draft is stored with its report, and a
+draft whose report has failures cannot be published (publishing re-runs the check). Each failure names
+``part`` (None for the whole question), ``seed`` (None for a schema error) and ``reason``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Mapping
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..errors import NotFound, ValidationError
+from ..models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
+from ..services import questions as qsvc
+from ..auth.errors import Conflict
+
+MIN_SEEDS = 20
+MAX_IMPORT_FILES = 2000
+MAX_IMPORT_BYTES = 16 * 1024 * 1024
+_PART_FIELD = re.compile(r"^parts\[(\d+)\]")
+
+
+# ------------------------------------------------------------------------------------------ checking
+
+def _schema_failure(data: Any, exc: Exception) -> dict[str, Any]:
+    field = getattr(exc, "field", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    part = None
+    m = _PART_FIELD.match(field or "")
+    if m and isinstance(data, Mapping) and isinstance(data.get("parts"), list):
+        idx = int(m.group(1))
+        if idx < len(data["parts"]) and isinstance(data["parts"][idx], Mapping):
+            part = data["parts"][idx].get("id")
+    return {"part": part, "seed": None, "field": field, "reason": f"schema: {problem}"}
+
+
+def validate(data: Any, file: Any = None) -> None:
+    """Schema validation; raises ValidationError(422, code invalid_question, failures=[...])."""
+    from checkers.bank import BankError, validate_question
+
+    if not isinstance(data, dict):
+        raise ValidationError("a question must be a mapping (the structure of a question file)", None,
+                              code="invalid_question",
+                              extra={"failures": [{"part": None, "seed": None, "field": None,
+                                                   "reason": "schema: not a mapping"}]})
+    try:
+        validate_question(data, file)
+    except BankError as exc:
+        failure = _schema_failure(data, exc)
+        if file is not None:
+            failure["file"] = str(file)
+        raise ValidationError(f"the question does not follow the format: {exc.field}: {exc.problem}",
+                              exc.field, code="invalid_question", extra={"failures": [failure]}) from None
+    except Exception as exc:  # noqa: BLE001 - a checker's validate_spec may raise its own errors
+        failure = _schema_failure(data, exc)
+        raise ValidationError(f"the question does not follow the format: {exc}", None,
+                              code="invalid_question", extra={"failures": [failure]}) from None
+
+
+def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str, Any]:
+    """The self-test over ``seeds`` (>= 20) variants: {"ok", "seeds", "checks", "failures"}."""
+    from checkers.bank import selftest
+
+    seeds = max(int(seeds), MIN_SEEDS)
+    report = selftest(data, seeds=range(seeds))
+    failures = [{"part": f.get("part"), "seed": f.get("seed"), "reason": str(f.get("reason"))}
+                for f in report.failures]
+    return {"ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks, "failures": failures}
+
+
+def _store_check(session: Session, version: QuestionVersion, report: Mapping[str, Any]) -> None:
+    row = session.get(VersionCheck, version.id)
+    if row is None:
+        row = VersionCheck(version_id=version.id)
+        session.add(row)
+    row.ok = bool(report["ok"])
+    row.seeds = int(report["seeds"])
+    row.failures = list(report["failures"])
+    row.checked_at = utcnow()
+
+
+def stored_check(session: Session, version_id: int) -> dict[str, Any] | None:
+    row = session.get(VersionCheck, version_id)
+    if row is None:
+        return None
+    return {"ok": row.ok, "seeds": row.seeds, "failures": row.failures,
+            "checked_at": row.checked_at.isoformat() if row.checked_at else None}
+
+
+# ------------------------------------------------------------------------------------------ versions
+
+def _latest(session: Session, qid: str, *, non_draft: bool = False) -> QuestionVersion | None:
+    stmt = select(QuestionVersion).where(QuestionVersion.question_id == qid)
+    if non_draft:
+        stmt = stmt.where(QuestionVersion.status != "draft")
+    return session.scalars(stmt.order_by(QuestionVersion.number.desc()).limit(1)).first()
+
+
+def version_body(session: Session, v: QuestionVersion, *, data: bool = True) -> dict[str, Any]:
+    body = {"question_id": v.question_id, "version": v.number, "version_id": v.id, "status": v.status,
+            "content_hash": v.content_hash, "level": v.level, "ref": v.ref, "source": v.source,
+            "created_by": v.created_by,
+            "created_at": v.created_at.isoformat() if v.created_at else None,
+            "published_at": v.published_at.isoformat() if v.published_at else None,
+            "retired_at": v.retired_at.isoformat() if v.retired_at else None,
+            "selftest": stored_check(session, v.id)}
+    if data:
+        body["data"] = v.data
+    return body
+
+
+def _saved(session: Session, v: QuestionVersion, report: Mapping[str, Any], created: bool) -> dict[str, Any]:
+    body = version_body(session, v)
+    body["selftest"] = dict(report)
+    body["publishable"] = bool(report["ok"]) and v.status == "draft"
+    body["created"] = created
+    return body
+
+
+def _save(session: Session, data: dict, author_id: str | None, seeds: int, source: str) -> tuple[dict, bool]:
+    from checkers.bank import content_hash
+
+    report = selftest_report(data, seeds)
+    digest = content_hash(data)
+    latest = _latest(session, data["id"])
+    if latest is not None and latest.status == "draft" and latest.content_hash == digest:
+        _store_check(session, latest, report)
+        session.commit()
+        return _saved(session, latest, report, False), False
+    try:
+        version = qsvc.add_version(session, data, content_hash=digest, status="draft", source=source,
+                                   created_by=author_id)
+        _store_check(session, version, report)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    return _saved(session, version, report, True), True
+
+
+def create_question(session: Session, data: Any, author_id: str | None, *, seeds: int = MIN_SEEDS) -> dict:
+    """A new question whose version 1 is a draft; 409 if the id exists."""
+    validate(data)
+    if session.get(Question, data["id"]) is not None:
+        raise Conflict(f"question {data['id']!r} exists: PUT /api/v1/questions/{data['id']} adds a version",
+                       "id", code="question_exists")
+    return _save(session, data, author_id, seeds, "api")[0]
+
+
+def update_question(session: Session, qid: str, data: Any, author_id: str | None, *,
+                    seeds: int = MIN_SEEDS) -> tuple[dict, bool]:
+    """A new draft version of ``qid`` (an unchanged draft is returned as is)."""
+    if session.get(Question, qid) is None:
+        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+    if isinstance(data, dict):
+        data.setdefault("id", qid)
+        if data["id"] != qid:
+            raise ValidationError(f"the body's id {data['id']!r} differs from the URL's {qid!r}", "id",
+                                  code="id_mismatch")
+    validate(data)
+    return _save(session, data, author_id, seeds, "api")
+
+
+def list_versions(session: Session, qid: str) -> list[dict]:
+    if session.get(Question, qid) is None:
+        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+    rows = session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == qid)
+                           .order_by(QuestionVersion.number))
+    return [version_body(session, v) for v in rows]
+
+
+def get_version_row(session: Session, qid: str, number: int | None = None) -> QuestionVersion:
+    if session.get(Question, qid) is None:
+        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+    if number is None:
+        v = _latest(session, qid)
+    else:
+        v = session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == qid,
+                                                          QuestionVersion.number == number)).first()
+    if v is None:
+        raise NotFound(f"question {qid!r} has no version {number}", "version", code="unknown_version")
+    return v
+
+
+def publish(session: Session, qid: str, number: int | None, author_id: str | None, *,
+            seeds: int = MIN_SEEDS) -> dict:
+    """Publish draft ``number`` (default: the newest version, which must be a draft). The schema check and
+    the self-test run again; any failure -> 409 ``selftest_failed`` listing them, nothing changes."""
+    v = get_version_row(session, qid, number)
+    if v.status != "draft":
+        raise Conflict(f"version {v.number} of {qid!r} is {v.status}, not a draft: save a new version first",
+                       "version", code="not_a_draft")
+    validate(v.data)
+    report = selftest_report(v.data, seeds)
+    if not report["ok"]:
+        session.rollback()
+        raise Conflict(f"version {v.number} of {qid!r} fails its self-test ({len(report['failures'])} "
+                       "failure(s)); fix them and save a new draft", "version", code="selftest_failed",
+                       extra={"failures": report["failures"]})
+    try:
+        qsvc.publish_version(session, v)
+        _store_check(session, v, report)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    body = version_body(session, v)
+    body["selftest"] = report
+    return body
+
+
+def retire(session: Session, qid: str) -> dict:
+    """Hide ``qid`` from learners (its attempts stay); 409 when nothing is published."""
+    if session.get(Question, qid) is None:
+        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+    current = qsvc.published_version(session, qid)
+    if current is None:
+        raise Conflict(f"question {qid!r} has no published version", None, code="not_published")
+    try:
+        qsvc.retire_question(session, qid)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    kept = session.scalar(select(func.count()).select_from(Attempt).where(Attempt.question_id == qid))
+    return {"question_id": qid, "retired_version": current.number, "status": "retired", "attempts_kept": kept}
+
+
+def overview(session: Session) -> list[dict]:
+    """Every question (drafts included) for the author's list: newest version, published version."""
+    out = []
+    for q in session.scalars(select(Question).order_by(Question.id)):
+        versions = list(session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == q.id)
+                                        .order_by(QuestionVersion.number)))
+        if not versions:
+            continue
+        latest = versions[-1]
+        published = next((v for v in versions if v.status == "published"), None)
+        title = latest.data.get("title") or {}
+        out.append({"id": q.id, "level": latest.level, "ref": latest.ref,
+                    "title": title.get("en") if isinstance(title, dict) else str(title),
+                    "latest": latest.number, "latest_status": latest.status,
+                    "published": published.number if published else None,
+                    "drafts": sum(1 for v in versions if v.status == "draft"),
+                    "selftest": stored_check(session, latest.id)})
+    return out
+
+
+# ------------------------------------------------------------------------------------------ export / import
+
+def export_question(session: Session, qid: str) -> tuple[str, str]:
+    """(relative path, YAML text) of the published version of ``qid``."""
+    from checkers.bank import dump_question
+
+    v = qsvc.published_version(session, qid)
+    if v is None:
+        raise NotFound(f"no published question {qid!r}", "id", code="unknown_question")
+    return _export_path(v), dump_question(v.data)
+
+
+def _export_path(v: QuestionVersion) -> str:
+    rel = f"{v.level}/{v.question_id}.yaml"
+    src = v.source or ""
+    if src.startswith("bank:"):
+        candidate = PurePosixPath(src[len("bank:"):])
+        if candidate.parts and ".." not in candidate.parts and not candidate.is_absolute():
+            rel = candidate.as_posix()
+    return rel
+
+
+def export_files(session: Session) -> list[dict[str, str]]:
+    """[{"path", "content", "content_hash"}] of every published question (the layout of questions/)."""
+    from checkers.bank import dump_question
+
+    out = []
+    for row in qsvc.list_questions(session):
+        v = session.get(QuestionVersion, row["version_id"])
+        out.append({"path": _export_path(v), "content": dump_question(v.data), "content_hash": v.content_hash})
+    out.sort(key=lambda f: f["path"])
+    return out
+
+
+def export_zip(session: Session) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in export_files(session):
+            zf.writestr(f["path"], f["content"])
+    return buf.getvalue()
+
+
+def _safe_rel(path: Any) -> str:
+    if not isinstance(path, str) or not path or len(path) > 300:
+        raise ValidationError("each file needs a relative path", "files.path")
+    p = PurePosixPath(path.replace("\\", "/"))
+    if p.is_absolute() or ".." in p.parts or p.suffix not in (".yaml", ".yml"):
+        raise ValidationError(f"{path!r}: a file path must be relative, without '..', ending in .yaml",
+                              "files.path")
+    return p.as_posix()
+
+
+def files_from_zip(raw: bytes) -> list[tuple[str, str]]:
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(raw))
+    except zipfile.BadZipFile:
+        raise ValidationError("the body is not a zip archive", None, code="bad_archive") from None
+    items, total = [], 0
+    with zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        if len(infos) > MAX_IMPORT_FILES:
+            raise ValidationError(f"at most {MAX_IMPORT_FILES} files", None, code="bad_archive")
+        for info in infos:
+            if not info.filename.endswith((".yaml", ".yml")):
+                continue
+            total += info.file_size
+            if total > MAX_IMPORT_BYTES:
+                raise ValidationError("the archive is too large once unpacked", None, code="bad_archive")
+            rel = _safe_rel(info.filename)
+            with zf.open(info) as fh:
+                data = fh.read(MAX_IMPORT_BYTES + 1)
+            try:
+                items.append((rel, data.decode("utf-8")))
+            except UnicodeDecodeError:
+                raise ValidationError(f"{rel}: not UTF-8", "files.content") from None
+    return items
+
+
+def files_from_dir(root: str | Path) -> list[tuple[str, str]]:
+    from checkers.bank import question_files
+
+    root = Path(root)
+    out = []
+    for path in question_files(root):
+        rel = path.resolve().relative_to(root.resolve()).as_posix() if root.is_dir() else path.name
+        out.append((rel, path.read_text(encoding="utf-8")))
+    return out
+
+
+def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: str | None, *,
+                 publish_now: bool = True, seeds: int = MIN_SEEDS) -> dict[str, Any]:
+    """Import question files, all or nothing: every file is parsed, validated and self-tested first (any
+    failure -> 422 listing them all, nothing stored); then an unchanged question is left alone and a new or
+    changed one becomes a new version (published unless ``publish_now`` is False), remembering its path."""
+    from checkers.bank import BankError, content_hash, parse_yaml
+
+    items = [(_safe_rel(rel), text) for rel, text in items]
+    if not items:
+        raise ValidationError("no question files to import", "files", code="missing_field")
+    failures: list[dict] = []
+    parsed: list[tuple[str, dict]] = []
+    seen: dict[str, str] = {}
+    for rel, text in items:
+        try:
+            data = parse_yaml(text, rel)
+        except BankError as exc:
+            failures.append({"file": rel, "part": None, "seed": None, "field": exc.field, "reason": exc.problem})
+            continue
+        try:
+            validate(data, rel)
+        except ValidationError as exc:
+            failures.extend(dict(f, file=rel) for f in exc.extra["failures"])
+            continue
+        if data["id"] in seen:
+            failures.append({"file": rel, "part": None, "seed": None, "field": "id",
+                             "reason": f"duplicate id {data['id']!r} (also in {seen[data['id']]})"})
+            continue
+        seen[data["id"]] = rel
+        report = selftest_report(data, seeds)
+        failures.extend(dict(f, file=rel) for f in report["failures"])
+        parsed.append((rel, data))
+    if failures:
+        raise ValidationError(f"{len(failures)} problem(s) in the imported files; nothing was imported",
+                              "files", code="import_failed", extra={"failures": failures})
+    summary: dict[str, list] = {"added": [], "updated": [], "unchanged": []}
+    try:
+        for rel, data in parsed:
+            digest = content_hash(data)
+            existed = session.get(Question, data["id"]) is not None
+            latest = _latest(session, data["id"], non_draft=publish_now)
+            if latest is not None and latest.content_hash == digest and (
+                    not publish_now or latest.status == "published"):
+                summary["unchanged"].append(data["id"])
+                continue
+            v = qsvc.add_version(session, data, content_hash=digest,
+                                 status="published" if publish_now else "draft",
+                                 source=f"bank:{rel}", created_by=author_id)
+            _store_check(session, v, {"ok": True, "seeds": max(seeds, MIN_SEEDS), "failures": []})
+            summary["updated" if existed else "added"].append(data["id"])
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    return summary
+
+
+# ------------------------------------------------------------------------------------------ re-grading
+
+VERDICT_KEYS = ("status", "score", "note", "counted")
+
+
+def regrade(session: Session, attempt_id: str) -> dict[str, Any]:
+    """Grade the attempt's stored answers again against the version it answered (never the latest one);
+    nothing is written. ``matches`` says whether every part's status, score, note and counted agree."""
+    from ..services.attempts import grade_answers
+    from ..services.answers import json_safe
+
+    attempt = session.get(Attempt, attempt_id) if isinstance(attempt_id, str) and len(attempt_id) <= 64 else None
+    if attempt is None:
+        raise NotFound(f"no attempt {attempt_id!r}", "attempt_id", code="unknown_attempt")
+    version = session.get(QuestionVersion, attempt.question_version_id)
+    fresh = json_safe(grade_answers(version.data, attempt.variant, attempt.answers))
+    stored = attempt.verdicts or {}
+    differences = []
+    parts: dict[str, dict] = {}
+    for pid in sorted(set(fresh) | set(stored)):
+        new = {k: (fresh.get(pid) or {}).get(k) for k in VERDICT_KEYS}
+        old = {k: (stored.get(pid) or {}).get(k) for k in VERDICT_KEYS}
+        parts[pid] = {"regraded": new, "stored": old}
+        for k in VERDICT_KEYS:
+            a, b = new[k], old[k]
+            same = (abs(float(a) - float(b)) <= 1e-9) if k == "score" and a is not None and b is not None else a == b
+            if not same:
+                differences.append({"part": pid, "key": k, "stored": b, "regraded": a})
+    return {"attempt_id": attempt.id, "question_id": attempt.question_id, "version_id": version.id,
+            "version": version.number, "variant": attempt.variant, "parts": parts,
+            "matches": not differences, "differences": differences}
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True)
