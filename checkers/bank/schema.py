@@ -36,7 +36,7 @@ PART_KIND_KEYS: dict[str, set[str]] = {
     "symbolic": {"expected", "variables", "functions", "mode"},
     "derivation": {"variables", "functions", "start", "goal", "reference"},
     "choice": {"options", "correct", "multiple"},
-    "freetext": {"model_answer"},
+    "freetext": set(),
 }
 MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value",
                 "answer", "line"}
