@@ -217,12 +217,38 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         if "feedback" not in mistake:
             ctx.fail(_join(mf, "feedback"), "missing")
         ctx.bilingual(mistake["feedback"], _join(mf, "feedback"))
+    if kind in ("symbolic", "derivation"):
+        _warm_parser()
     try:
         checker.validate_spec(part)
     except SpecError as exc:
         ctx.fail(field, f"{kind} part: {exc}")
     except (KeyError, TypeError, ValueError) as exc:  # a checker that trips over malformed data
         ctx.fail(field, f"{kind} part is malformed: {type(exc).__name__}: {exc}")
+
+
+_WARM = False
+
+
+def _warm_parser() -> None:
+    """Pay sympy's one-off lazy initialisation outside the parser's per-answer CPU budget.
+
+    The first expression a process builds costs ~30 ms of extra CPU (close to the parser's 50 ms
+    budget), so on a busy machine the first symbolic part validated could be rejected as "too complex".
+    """
+    global _WARM
+    if _WARM:
+        return
+    _WARM = True
+    try:
+        from ..mathparse import parse_math
+        for text in ("exp(x) - x - 1", "ln(x)^2/2 + sqrt(x)", "sigma(x)*(1 - x)"):
+            try:
+                parse_math(text, {"x": {"real": True}})
+            except Exception:
+                pass
+    except Exception:  # pragma: no cover - parser missing
+        pass
 
 
 def validate_question(data: Any, file: Any = None) -> None:
