@@ -21,7 +21,8 @@ def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    text = {400: "Malformed JSON or a body that is not an object", 404: "Unknown resource",
+    text = {400: "Malformed JSON or a body that is not an object", 401: "No author credentials",
+            403: "Not an author, or a revoked token", 404: "Unknown resource", 409: "Conflict",
             413: "Request body or element count too large", 415: "Body is not application/json",
             422: "A field has the wrong type or value (the envelope names it)", 500: "Internal error (no details)",
             503: "Database busy; retry"}
@@ -208,6 +209,92 @@ PATHS: dict[str, Any] = {
 }
 
 
+# Authoring endpoints (issue 6): described next to their routes, merged here.
+from ..authoring.openapi import SECURITY_SCHEMES as _AUTHORING_SECURITY, merge as _merge_authoring  # noqa: E402
+
+_merge_authoring(PATHS, SCHEMAS)
+
+
+# --- authoring (issue 6; routes in quizapp/authoring/api.py): every one needs an author ------------
+
+AUTHOR = [{"bearerAuth": []}, {"cookieAuth": []}]
+AUTH_ERRORS = (401, 403)
+ANY_OBJECT = {"type": "object"}
+QUESTION_FILE = {"description": "the structure of a question file (docs/question-format.md)", "type": "object"}
+QUESTION_BODY = {"required": True, "content": {"application/json": {"schema": QUESTION_FILE},
+                                               "application/yaml": {"schema": {"type": "string"}}}}
+
+AUTHORING_PATHS: dict[str, Any] = {
+    "/api/v1/questions": {"post": {
+        "summary": "Create a question (version 1, a draft); validated and self-tested",
+        "operationId": "createQuestion", "security": AUTHOR, "requestBody": QUESTION_BODY,
+        "responses": {"201": _json(ANY_OBJECT, "Created: the draft and its self-test report"),
+                      **_errors(*AUTH_ERRORS, 409, *BODY_ERRORS)}}},
+    "/api/v1/questions/{qid}": {
+        "put": {"summary": "A new draft version of a question", "operationId": "updateQuestion",
+                "security": AUTHOR, "parameters": [QID], "requestBody": QUESTION_BODY,
+                "responses": {"200": _json(ANY_OBJECT, "Unchanged draft"),
+                              "201": _json(ANY_OBJECT, "Created: the new draft and its self-test report"),
+                              **_errors(*AUTH_ERRORS, 404, *BODY_ERRORS)}},
+        "delete": {"summary": "Retire a question: hidden from learners, attempts kept",
+                   "operationId": "retireQuestion", "security": AUTHOR, "parameters": [QID],
+                   "responses": {"200": _json(ANY_OBJECT), **_errors(*AUTH_ERRORS, 404, 500)}}},
+    "/api/v1/questions/{qid}/publish": {"post": {
+        "summary": "Publish a draft version (default the newest); refused while its self-test fails",
+        "operationId": "publishQuestion", "security": AUTHOR, "parameters": [QID],
+        "requestBody": {"required": False, "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"version": {"type": "integer"}}, "additionalProperties": False}}}},
+        "responses": {"200": _json(ANY_OBJECT), **_errors(*AUTH_ERRORS, 404, 409, *BODY_ERRORS)}}},
+    "/api/v1/questions/{qid}/versions": {"get": {
+        "summary": "Every version of a question with its status and self-test report",
+        "operationId": "listVersions", "security": AUTHOR, "parameters": [QID],
+        "responses": {"200": _json({"type": "object", "properties": {
+            "question_id": {"type": "string"}, "versions": {"type": "array", "items": ANY_OBJECT}}}),
+            **_errors(*AUTH_ERRORS, 404, 500)}}},
+    "/api/v1/export": {"get": {
+        "summary": "The bank as question files (zip or json), or one question (YAML or json)",
+        "operationId": "exportBank", "security": AUTHOR,
+        "parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}},
+                       {"name": "format", "in": "query", "schema": {"type": "string",
+                                                                     "enum": ["zip", "json", "yaml"]}}],
+        "responses": {"200": {"description": "zip, YAML or {\"files\": [{\"path\", \"content\"}]}",
+                              "content": {"application/zip": {}, "application/yaml": {},
+                                          "application/json": {"schema": ANY_OBJECT}}},
+                      **_errors(*AUTH_ERRORS, 404, 422, 500)}}},
+    "/api/v1/import": {"post": {
+        "summary": "Import question files (validated and self-tested; all or nothing)",
+        "operationId": "importBank", "security": AUTHOR,
+        "parameters": [{"name": "publish", "in": "query", "schema": {"type": "boolean", "default": True}},
+                       {"name": "path", "in": "query", "schema": {"type": "string"}}],
+        "requestBody": {"required": True, "content": {
+            "application/zip": {}, "application/yaml": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"type": "object", "properties": {"files": {
+                "type": "array", "items": {"type": "object", "properties": {
+                    "path": {"type": "string"}, "content": {"type": "string"}}}}}}}}},
+        "responses": {"200": _json(ANY_OBJECT, "Import summary"), **_errors(*AUTH_ERRORS, *BODY_ERRORS)}}},
+    "/api/v1/attempts/{attempt_id}/regrade": {"post": {
+        "summary": "Re-grade a stored attempt against the version it answered", "operationId": "regradeAttempt",
+        "security": AUTHOR,
+        "parameters": [{"name": "attempt_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": _json(ANY_OBJECT), **_errors(*AUTH_ERRORS, 404, 500)}}},
+}
+
+#: Other blueprints may add their operations here: ``register_paths({path: {method: operation}})``.
+_EXTRA_PATHS: list[dict[str, Any]] = [AUTHORING_PATHS]
+
+
+def register_paths(paths: dict[str, Any]) -> None:
+    _EXTRA_PATHS.append(paths)
+
+
+def _merged_paths() -> dict[str, Any]:
+    merged: dict[str, Any] = {path: dict(ops) for path, ops in PATHS.items()}
+    for extra in _EXTRA_PATHS:
+        for path, ops in extra.items():
+            merged.setdefault(path, {}).update(ops)
+    return merged
+
+
 def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -217,7 +304,7 @@ def document() -> dict[str, Any]:
                                 "(quiz_learner) identifies the anonymous learner; keep it between requests."},
         "servers": [{"url": "/"}],
         "paths": PATHS,
-        "components": {"schemas": SCHEMAS},
+        "components": {"schemas": SCHEMAS, "securitySchemes": _AUTHORING_SECURITY},
     }
 
 

@@ -1,0 +1,128 @@
+"""OpenAPI fragments of the authoring endpoints (merged into ``quizapp.api.openapi``). Plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+ERR = {"$ref": "#/components/schemas/Error"}
+_TEXT = {400: "Malformed body", 401: "No, invalid or revoked credentials", 403: "Not an author (or no CSRF token)",
+         404: "Unknown question or attempt", 409: "Conflict (exists / not a draft / self-test failures listed)",
+         413: "Body too large", 415: "Unsupported Content-Type",
+         422: "Schema or field error; failures lists part, seed and reason", 500: "Internal error"}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    return {str(c): _json(ERR, _TEXT[c]) for c in codes}
+
+
+SECURITY = [{"bearerAuth": []}]
+QID = {"name": "qid", "in": "path", "required": True, "schema": {"type": "string"}, "description": "question id"}
+QUESTION_BODY = {"required": True, "description": "the structure of a question file (docs/question-format.md)",
+                 "content": {"application/json": {"schema": _ref("QuestionFile")},
+                             "application/yaml": {"schema": _ref("QuestionFile")}}}
+AUTH_ERRORS = (401, 403, 500)
+
+SCHEMAS: dict[str, Any] = {
+    "QuestionFile": {"type": "object", "required": ["id", "level", "tags", "title", "prompt", "parts", "solution"],
+                     "description": "a question file (see docs/question-format.md)", "additionalProperties": True},
+    "SelfTestFailure": {"type": "object", "properties": {
+        "part": {"type": ["string", "null"]}, "seed": {"type": ["integer", "null"]},
+        "reason": {"type": "string"}, "field": {"type": ["string", "null"]}, "file": {"type": "string"}}},
+    "SelfTestReport": {"type": ["object", "null"], "properties": {
+        "ok": {"type": "boolean"}, "seeds": {"type": "integer", "minimum": 20},
+        "failures": {"type": "array", "items": _ref("SelfTestFailure")}}},
+    "QuestionVersion": {"type": "object", "properties": {
+        "question_id": {"type": "string"}, "version": {"type": "integer"}, "version_id": {"type": "integer"},
+        "status": {"type": "string", "enum": ["draft", "published", "retired"]},
+        "content_hash": {"type": "string"}, "level": {"type": "string"}, "ref": {"type": ["string", "null"]},
+        "source": {"type": ["string", "null"]}, "created_by": {"type": ["string", "null"]},
+        "created_at": {"type": ["string", "null"]}, "published_at": {"type": ["string", "null"]},
+        "retired_at": {"type": ["string", "null"]}, "selftest": _ref("SelfTestReport"),
+        "data": _ref("QuestionFile"), "publishable": {"type": "boolean"}, "created": {"type": "boolean"}}},
+    "VersionList": {"type": "object", "properties": {
+        "question_id": {"type": "string"}, "versions": {"type": "array", "items": _ref("QuestionVersion")}}},
+    "PublishRequest": {"type": "object", "properties": {"version": {"type": "integer"}},
+                       "additionalProperties": False},
+    "RetireResult": {"type": "object", "properties": {
+        "question_id": {"type": "string"}, "retired_version": {"type": "integer"}, "status": {"type": "string"},
+        "attempts_kept": {"type": "integer"}}},
+    "BankFiles": {"type": "object", "properties": {"files": {"type": "array", "items": {
+        "type": "object", "required": ["path", "content"], "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"}, "content_hash": {"type": "string"}}}}}},
+    "ImportSummary": {"type": "object", "properties": {
+        "added": {"type": "array", "items": {"type": "string"}},
+        "updated": {"type": "array", "items": {"type": "string"}},
+        "unchanged": {"type": "array", "items": {"type": "string"}}}},
+    "Regrade": {"type": "object", "properties": {
+        "attempt_id": {"type": "string"}, "question_id": {"type": "string"}, "version_id": {"type": "integer"},
+        "version": {"type": "integer"}, "variant": {"type": "integer"},
+        "parts": {"type": "object", "description": "part id -> {regraded, stored}: status, score, note, counted"},
+        "matches": {"type": "boolean"}, "differences": {"type": "array", "items": {"type": "object"}}}},
+}
+
+PATHS: dict[str, dict[str, Any]] = {
+    "/api/v1/questions": {"post": {
+        "summary": "Create a question: version 1 as a draft, with its schema check and self-test report",
+        "operationId": "createQuestion", "security": SECURITY, "requestBody": QUESTION_BODY,
+        "responses": {"201": _json(_ref("QuestionVersion"), "Created"),
+                      **_errors(400, *AUTH_ERRORS, 409, 413, 415, 422)}}},
+    "/api/v1/questions/{qid}": {
+        "put": {"summary": "Save a new draft version (an unchanged draft is returned with 200)",
+                "operationId": "updateQuestion", "security": SECURITY, "parameters": [QID],
+                "requestBody": QUESTION_BODY,
+                "responses": {"201": _json(_ref("QuestionVersion"), "Created"), "200": _json(_ref("QuestionVersion")),
+                              **_errors(400, *AUTH_ERRORS, 404, 413, 415, 422)}},
+        "delete": {"summary": "Retire the question: hidden from learners, attempts kept",
+                   "operationId": "retireQuestion", "security": SECURITY, "parameters": [QID],
+                   "responses": {"200": _json(_ref("RetireResult")), **_errors(*AUTH_ERRORS, 404, 409)}}},
+    "/api/v1/questions/{qid}/publish": {"post": {
+        "summary": "Publish a draft (default the newest version); 409 with the failures if its self-test fails",
+        "operationId": "publishQuestion", "security": SECURITY, "parameters": [QID],
+        "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("PublishRequest")}}},
+        "responses": {"200": _json(_ref("QuestionVersion")), **_errors(400, *AUTH_ERRORS, 404, 409, 415, 422)}}},
+    "/api/v1/questions/{qid}/versions": {"get": {
+        "summary": "Every version (drafts included) with status and self-test report",
+        "operationId": "listVersions", "security": SECURITY, "parameters": [QID],
+        "responses": {"200": _json(_ref("VersionList")), **_errors(*AUTH_ERRORS, 404)}}},
+    "/api/v1/export": {"get": {
+        "summary": "Export the published bank (zip of question files, or json) or one question (YAML)",
+        "operationId": "exportBank", "security": SECURITY,
+        "parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}},
+                       {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["zip", "json", "yaml"]}}],
+        "responses": {"200": {"description": "question files", "content": {
+            "application/zip": {}, "application/yaml": {}, "application/json": {"schema": _ref("BankFiles")}}},
+            **_errors(*AUTH_ERRORS, 404, 422)}}},
+    "/api/v1/import": {"post": {
+        "summary": "Import question files, all or nothing (each validated and self-tested)",
+        "operationId": "importBank", "security": SECURITY,
+        "parameters": [{"name": "publish", "in": "query", "schema": {"type": "boolean", "default": True}},
+                       {"name": "path", "in": "query", "schema": {"type": "string"},
+                        "description": "file path for a single YAML body"}],
+        "requestBody": {"required": True, "content": {"application/zip": {}, "application/yaml": {},
+                                                      "application/json": {"schema": _ref("BankFiles")}}},
+        "responses": {"200": _json(_ref("ImportSummary")), **_errors(400, *AUTH_ERRORS, 413, 415, 422)}}},
+    "/api/v1/attempts/{attempt_id}/regrade": {"post": {
+        "summary": "Re-grade a stored attempt against the version it answered (nothing is written)",
+        "operationId": "regradeAttempt", "security": SECURITY,
+        "parameters": [{"name": "attempt_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": _json(_ref("Regrade")), **_errors(*AUTH_ERRORS, 404)}}},
+}
+
+SECURITY_SCHEMES = {"bearerAuth": {"type": "http", "scheme": "bearer",
+                                   "description": "an author's API token (quizapp create-token or /author/tokens)"}}
+
+
+def merge(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """Add the authoring paths (methods merged into existing paths) and schemas."""
+    for path, ops in PATHS.items():
+        paths.setdefault(path, {}).update(ops)
+    schemas.update(SCHEMAS)
