@@ -3,7 +3,7 @@ without CSRF x every authoring endpoint -> 401/403 and nothing changes in the da
 
 from __future__ import annotations
 
-import json
+from checkers.bank import dump_question
 
 import pytest
 from sqlalchemy import text
@@ -40,7 +40,7 @@ def _endpoints(attempt_id: str):
         ("GET", "/api/v1/export", {}),
         ("GET", f"/api/v1/export?id={QID}", {}),
         ("POST", "/api/v1/import", {"json": {"files": [{"path": "L1/auth-matrix-imp.yaml",
-                                                         "content": json.dumps(_new_question("auth-matrix-imp"))}]}}),
+                                                         "content": dump_question(_new_question("auth-matrix-imp"))}]}}),
         ("POST", f"/api/v1/attempts/{attempt_id}/regrade", {}),
         ("DELETE", f"/api/v1/questions/{QID}", {}),
     ]
