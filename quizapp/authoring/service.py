@@ -74,7 +74,48 @@ def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str
     report = selftest(data, seeds=range(seeds))
     failures = [{"part": f.get("part"), "seed": f.get("seed"), "reason": str(f.get("reason"))}
                 for f in report.failures]
+    same = _mistakes_equal_to_correct(data, range(seeds))
+    if same:  # say why a known mistake was "not exercised": it equals the correct answer
+        keys = {(f["part"], f["seed"], f["note"]) for f in same}
+        failures = [f for f in failures if not any(
+            (f["part"], f["seed"]) == (k[0], k[1]) and f"known mistake {k[2]!r} is not exercised" in f["reason"]
+            for k in keys)]
+        failures += [{"part": f["part"], "seed": f["seed"], "reason": f["reason"]} for f in same]
+        failures.sort(key=lambda f: (f["seed"] if f["seed"] is not None else -1, str(f["part"])))
     return {"ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks, "failures": failures}
+
+
+def _mistakes_equal_to_correct(data: Mapping[str, Any], seeds: Iterable[int]) -> list[dict[str, Any]]:
+    """Known mistakes that grade ``correct`` for a seed (so they can never give their feedback)."""
+    from checkers import grading
+    from checkers.bank import params_for
+    from checkers.params import resolve_value
+
+    out = []
+    for seed in seeds:
+        try:
+            params = params_for(data, seed)
+        except Exception:  # noqa: BLE001 - reported by the self-test
+            continue
+        for part in data.get("parts") or []:
+            if part.get("kind") not in ("numeric", "array", "choice", "symbolic"):
+                continue
+            for m in part.get("mistakes") or []:
+                try:
+                    if "answer" in m:
+                        raw = m["answer"]
+                    else:
+                        raw = resolve_value({k: v for k, v in m.items() if k not in ("note", "feedback")}, params)
+                        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+                            raw = repr(float(raw))
+                    verdict = grading.grade(raw, part, params)
+                except Exception:  # noqa: BLE001 - a mistake that cannot be computed is the self-test's
+                    continue
+                if verdict.status == "correct":
+                    out.append({"part": part.get("id"), "seed": seed, "note": m.get("note"),
+                                "reason": f"known mistake {m.get('note')!r} equals the correct answer in this "
+                                          f"variant (it grades correct, so its feedback can never show)"})
+    return out
 
 
 def _store_check(session: Session, version: QuestionVersion, report: Mapping[str, Any]) -> None:
