@@ -424,7 +424,7 @@
         head.appendChild(el('span', 'verdict-score', fmt(v.score) + (typeof v.max_score === 'number' ? ' / ' + fmt(v.max_score) : '')));
       }
       box.appendChild(head);
-      if (v.interpreted_as && v.interpreted_as.mathml) {
+      if (v.interpreted_as && v.interpreted_as.mathml && fs.getAttribute('data-kind') !== 'derivation') {
         var ia = el('div', 'verdict-interp');
         ia.appendChild(el('span', 'preview-label', T('interpreted_as') + ': '));
         ia.appendChild(mathOrText(v.interpreted_as));

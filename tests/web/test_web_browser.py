@@ -208,6 +208,8 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
     assert "Solution" in text and "Key points" in text and "Expected answers" in text
     if driver.find_elements(By.CSS_SELECTOR, "#solution .worked"):
         assert driver.find_elements(By.CSS_SELECTOR, "#solution math"), "worked solution without MathML"
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0] + 1, \
+        "the graded page is wider than a phone screen"
     _full_shot(driver, "question-graded-phone")
 
     # the attempt counts on the home page
