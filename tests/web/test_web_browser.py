@@ -70,6 +70,7 @@ def _require_browser() -> None:
 @pytest.fixture(scope="module")
 def web_browser():
     _require_browser()
+    previous = os.environ.get("SE_OFFLINE")
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download a browser or driver
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -91,6 +92,10 @@ def web_browser():
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+        if previous is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = previous
 
 
 def _wait(driver, condition, message: str, timeout: float = WAIT_S):
