@@ -28,7 +28,19 @@ def _text(value: Any, field: str, limit: int = MAX_TEXT) -> str:
         raise ValidationError(f"must be a string, got {type_name(value)}", field)
     if len(value) > limit:
         raise ValidationError(f"longer than {limit} characters", field)
+    _storable(value, field)
     return value
+
+
+def _storable(value: str, field: str) -> None:
+    """Answers are stored as they came (JSONB on PostgreSQL): JSONB refuses NUL characters and
+    unpaired surrogates, so refuse them here on every database (422, not a 500 on PostgreSQL only)."""
+    if "\x00" in value:
+        raise ValidationError("must not contain NUL characters", field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("is not valid Unicode (unpaired surrogate)", field) from None
 
 
 def type_name(value: Any) -> str:
@@ -45,8 +57,10 @@ def _count_leaves(value: Any, field: str, budget: list[int], depth: int = 0) -> 
         return
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValidationError(f"array entries must be numbers, got {type_name(value)}", field)
-    if isinstance(value, str) and len(value) > 200:
-        raise ValidationError("entry longer than 200 characters", field)
+    if isinstance(value, str):
+        if len(value) > 200:
+            raise ValidationError("entry longer than 200 characters", field)
+        _storable(value, field)
     budget[0] -= 1
     if budget[0] < 0:
         raise ValidationError(f"more than {MAX_ARRAY_ELEMENTS} entries", field)
