@@ -78,7 +78,12 @@ def _worker_main(conn, preload: tuple[str, ...], memory_mb: int | None) -> None:
     _IN_WORKER = True
     for name in preload:
         try:
-            importlib.import_module(name)
+            module = importlib.import_module(name)
+            # A preloaded module may pay its one-time costs here (e.g. the parser's sympy warm-up),
+            # so that no task's time budget is charged for them.
+            warm = getattr(module, "warm_up", None)
+            if callable(warm):
+                warm()
         except Exception:  # a missing optional module must not stop the worker from serving
             pass
     _limit_memory(memory_mb)

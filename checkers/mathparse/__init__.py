@@ -38,6 +38,7 @@ Choices worth knowing (see also docs in the submodules):
 from __future__ import annotations
 
 import math
+import threading
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -46,13 +47,13 @@ import sympy
 from ..verdict import AnswerParseError, SpecError
 from .build import FloatEvaluator, SympyBuilder, check_finite_real
 from .lexer import err
-from .limits import CACHE_SIZE
+from .limits import BUILD_BUDGET_S, CACHE_SIZE
 from .parser import Context, parse_ast
 from .render import render_latex, render_mathml, render_plain
 from .symbols import (Domain, VariableSpec, _freeze, _specs_cached, canonical_name, domain_of,
                       symbols_for, variable_specs, variables_key)
 
-__all__ = ["AnswerParseError", "Domain", "ParsedMath", "VariableSpec", "domain_of", "evaluate_numeric",
+__all__ = ["warm_up", "AnswerParseError", "Domain", "ParsedMath", "VariableSpec", "domain_of", "evaluate_numeric",
            "parse_math", "render_latex", "render_mathml", "render_plain", "symbols_for",
            "variable_specs"]
 
@@ -147,13 +148,49 @@ def _compile_functions(fkey: tuple, vkey: tuple) -> tuple[dict, dict]:
 
 # -- parse_math ------------------------------------------------------------------------------
 
+#: Typical answers parsed once per process before the first real one: sympy's first use of its
+#: assumption system, Rational arithmetic and printers costs tens of milliseconds, which must not be
+#: charged to (and so reject) a learner's honest answer in a fresh worker.
+_WARM_UP_INPUTS = (
+    "exp(-x) + x - 1",
+    "log(sigmoid(b*(x - y))) + softplus(-x)",
+    r"\frac{1}{2}\left(\log x\right)^{2} - \sqrt{x} \cdot 0.5",
+    "max(x, 0) - min(x, 1) + abs(x) + tanh(x)^2",
+    "b*log(x/y) + b*log(y) = b*log(x)",
+)
+_warm_lock = threading.Lock()
+_warm = False
+
+
+def warm_up() -> None:
+    """Pay sympy's one-time costs outside any answer's build budget (idempotent, thread-safe)."""
+    global _warm
+    if _warm:
+        return
+    with _warm_lock:
+        if _warm:
+            return
+        vkey = variables_key({"x": {"positive": True}, "y": {"positive": True}, "b": {"positive": True}})
+        for text in _WARM_UP_INPUTS:
+            expr = _parse_uncached(text, vkey, (), True, False, True, budget_s=None)
+            _ = expr.latex, expr.mathml
+        _warm = True
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def _parse_cached(text: str, vkey: tuple, fkey: tuple, allow_relation: bool, exact: bool,
                   evaluate: bool) -> ParsedMath:
+    warm_up()
+    return _parse_uncached(text, vkey, fkey, allow_relation, exact, evaluate)
+
+
+def _parse_uncached(text: str, vkey: tuple, fkey: tuple, allow_relation: bool, exact: bool,
+                    evaluate: bool, budget_s: float | None = BUILD_BUDGET_S) -> ParsedMath:
     specs = _specs_cached(vkey)
     f_asts, f_exprs = _compile_functions(fkey, vkey) if fkey else ({}, {})
     ast = parse_ast(text, Context(specs, f_asts, exact=exact), allow_relation)
-    builder = SympyBuilder({n: s.symbol for n, s in specs.items()}, f_exprs, evaluate=evaluate)
+    builder = SympyBuilder({n: s.symbol for n, s in specs.items()}, f_exprs, evaluate=evaluate,
+                           budget_s=budget_s)
     try:
         expr = builder.build(ast)
     except RecursionError:  # pragma: no cover - depth is bounded by the parser; belt and braces

@@ -103,11 +103,12 @@ def _presize(args: list[Any]) -> None:
 
 class SympyBuilder:
     def __init__(self, symbols: Mapping[str, sympy.Symbol],
-                 functions: Mapping[str, tuple[list[sympy.Symbol], sympy.Expr]], evaluate: bool = True):
+                 functions: Mapping[str, tuple[list[sympy.Symbol], sympy.Expr]], evaluate: bool = True,
+                 budget_s: float | None = BUILD_BUDGET_S):
         self.symbols = symbols
         self.functions = functions
         self.ev = evaluate
-        self.deadline = time.thread_time() + BUILD_BUDGET_S
+        self.deadline = time.thread_time() + budget_s if budget_s is not None else float("inf")
 
     def build(self, node: Any) -> Any:
         out = self._node(node)
