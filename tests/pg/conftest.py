@@ -16,6 +16,7 @@ import glob
 import itertools
 import os
 import pwd
+import shlex
 import shutil
 import socket
 import subprocess
@@ -96,7 +97,7 @@ class PgCluster:
             return "(no server log)"
 
     def start(self) -> None:
-        opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
+        opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {shlex.quote(str(self.root))} -c fsync=off "
                 "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60")
         res = self.tool("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", opts,
                         "start", timeout=90)
@@ -120,17 +121,22 @@ def _start_cluster() -> PgCluster:
         pytest.fail(INSTALL_HINT, pytrace=False)
     # Not pytest's tmp_path: /tmp/pytest-of-root is 0700 and the postgres user could not reach it.
     # A short path also keeps the unix socket under the 107-byte limit.
-    root = Path(tempfile.mkdtemp(prefix="quizpg-"))
     run_as: list[str] = []
-    if os.geteuid() == 0:
+    if os.geteuid() != 0:
+        root = Path(tempfile.mkdtemp(prefix="quizpg-"))
+    else:
         try:
             pw = pwd.getpwnam("postgres")
         except KeyError:
-            shutil.rmtree(root, ignore_errors=True)
             pytest.fail("running as root and no 'postgres' user to run the server as: " + INSTALL_HINT,
                         pytrace=False)
-        os.chown(root, pw.pw_uid, pw.pw_gid)
         run_as = ["runuser", "-u", "postgres", "--"]
+        root = Path(tempfile.mkdtemp(prefix="quizpg-"))
+        os.chown(root, pw.pw_uid, pw.pw_gid)
+        if subprocess.run([*run_as, "test", "-w", str(root)]).returncode != 0:  # e.g. TMPDIR under /root
+            shutil.rmtree(root, ignore_errors=True)
+            root = Path(tempfile.mkdtemp(prefix="quizpg-", dir="/tmp"))
+            os.chown(root, pw.pw_uid, pw.pw_gid)
     cluster = PgCluster(bindir, root, 0, run_as)
     res = cluster.tool("initdb", "-D", str(cluster.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                        "--locale=C", "--no-sync", "--no-instructions", timeout=120)

@@ -8,6 +8,7 @@ import urllib.request
 from datetime import datetime
 
 from click.testing import CliRunner
+from flask.cli import ScriptInfo
 from sqlalchemy import func, select
 
 from checkers.bank import question_files
@@ -25,8 +26,17 @@ def test_pg_load_bank_twice_no_duplicates(pg_url, tmp_path, grading):
     n = len(list(question_files(bank)))
     assert n > 0
 
+    apps = []
+
+    def make_app():  # the CLI's own factory, remembered so that its pool can be closed afterwards
+        apps.append(create_app())
+        return apps[-1]
+
     def run(*args):
-        result = CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+        result = CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False,
+                                    obj=ScriptInfo(create_app=make_app, load_dotenv_defaults=False))
+        for made in apps:
+            get_db(made).dispose()
         assert result.exit_code == 0, result.output
         return result.output
 
