@@ -92,6 +92,7 @@ def xss_browser():
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
     if missing:
         pytest.fail(f"needs Debian chromium and chromium-driver ({', '.join(missing)} missing)", pytrace=False)
+    previous = os.environ.get("SE_OFFLINE")
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download anything
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -111,6 +112,10 @@ def xss_browser():
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+        if previous is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = previous
 
 
 def _wait(driver, cond, msg, timeout=20):
