@@ -306,6 +306,9 @@ class WorkerPool:
             self.stats.crashes += 1
             self._discard(w)
             raise WorkerCrashed("sandbox worker was gone") from exc
+        except Exception as exc:  # the task did not pickle: nothing was written, the worker is still good
+            self._release(w)
+            raise SandboxError(f"task could not be sent to a worker ({type(exc).__name__}: {exc})") from exc
         if not w.conn.poll(timeout):
             self.stats.timeouts += 1
             self._discard(w)

@@ -114,3 +114,16 @@ def test_guarded_grading_turns_a_timeout_into_undecided():
         assert v.feedback["en"] and v.feedback["zh"]
     finally:
         sandbox.set_inprocess(before)
+
+
+def test_an_unpicklable_task_is_refused_without_losing_the_worker():
+    p = sandbox.WorkerPool(1, preload=())
+    try:
+        for _ in range(3):  # a leaked worker would make the next call wait for the queue timeout
+            with pytest.raises(sandbox.SandboxError):
+                p.run(sandbox.probe_echo, lambda: 1, timeout=5)
+        t0 = time.monotonic()
+        assert p.run(sandbox.probe_echo, 3, timeout=5) == 3
+        assert time.monotonic() - t0 < 2
+    finally:
+        p.shutdown()
