@@ -51,19 +51,46 @@ def _invalid(err: AnswerParseError) -> Verdict:
     return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error", details={"error": err.to_dict()})
 
 
+def _too_complex(exc: BaseException) -> Verdict:
+    return _invalid(AnswerParseError(f"The answer is too complex to read ({type(exc).__name__}).", None,
+                                     zh="答案过于复杂，无法读取。"))
+
+
 def _grade_in_worker(raw: Any, spec: dict, params: dict, budget: float) -> Verdict:
     """Parse + grade a symbolic/derivation answer; runs in a sandbox worker."""
     kind = spec["kind"]
+    try:
+        if kind == "symbolic":
+            return _sym.grade_expression(raw, spec, params, budget=budget)
+        lines = _deriv.parse_lines(raw, spec)
+        return _deriv.grade_lines([ln.text for ln in lines], spec, params, budget=budget)
+    except AnswerParseError as err:
+        return _invalid(err)
+    except (RecursionError, MemoryError) as exc:
+        return _too_complex(exc)
+
+
+def _precheck(kind: str, raw: Any) -> Verdict | None:
+    """Refuse, in the calling process, answers that are not text (or a list of text lines).
+
+    They could not be graded anyway, and arbitrary objects need not even survive the trip to a worker.
+    """
     if kind == "symbolic":
         if not isinstance(raw, str):
             return _invalid(AnswerParseError("Expected a maths expression as text.", None,
                                              zh="需要以文本输入的数学表达式。"))
-        return _sym.grade_expression(raw, spec, params, budget=budget)
-    try:
-        lines = _deriv.parse_lines(raw, spec)
-    except AnswerParseError as err:
-        return _invalid(err)
-    return _deriv.grade_lines([ln.text for ln in lines], spec, params, budget=budget)
+        return None
+    if isinstance(raw, str):
+        return None
+    if not isinstance(raw, (list, tuple)) or not raw:
+        return _invalid(AnswerParseError("Enter the derivation as one or more lines.", None, zh="请逐行输入推导过程。"))
+    if len(raw) > _deriv.MAX_LINES:
+        return _invalid(AnswerParseError(f"At most {_deriv.MAX_LINES} lines.", None, zh=f"最多 {_deriv.MAX_LINES} 行。"))
+    for i, line in enumerate(raw):
+        if not isinstance(line, str):
+            return _invalid(AnswerParseError(f"Line {i + 1} is not text.", None, zh=f"第 {i + 1} 行不是文本。",
+                                             field=f"answer[{i}]"))
+    return None
 
 
 def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None) -> Verdict:
@@ -71,6 +98,11 @@ def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeo
     kind = _kind(spec)
     checker = get_checker(kind)
     if kind in _SANDBOXED:
+        refused = _precheck(kind, raw)
+        if refused is not None:
+            return refused
+        # exact str / list objects: nothing of the caller's types travels to the worker
+        raw = str.__str__(raw) if isinstance(raw, str) else [str.__str__(line) for line in raw]
         limit = timeout or (DEFAULT_TIMEOUT if kind == "symbolic" else _deriv.DEFAULT_TIMEOUT)
         # The layers stop themselves well before the hard limit, so a slow-but-finishing check still
         # returns its own reasoned verdict instead of a bare time-out.
@@ -80,9 +112,10 @@ def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeo
         parsed = checker.parse(raw, spec)
     except AnswerParseError as err:
         return _invalid(err)
-    except (RecursionError, MemoryError, OverflowError) as exc:
-        return _invalid(AnswerParseError(f"The answer is too complex to read ({type(exc).__name__}).", None,
-                                         zh="答案过于复杂，无法读取。"))
+    except SpecError:
+        raise  # the part is malformed: an authoring error, not the learner's
+    except Exception as exc:  # odd learner input a reader did not foresee: invalid, never a crash
+        return _too_complex(exc)
     return checker.grade(parsed, spec, params)
 
 

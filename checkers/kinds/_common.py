@@ -85,7 +85,10 @@ def read_number(raw: Any, field: str | None = None) -> TypedNumber:
     if isinstance(raw, bool):
         raise AnswerParseError("Expected a number, not true/false.", None, zh="需要一个数字，而不是真/假。", field=field)
     if isinstance(raw, (int, float)):
-        return TypedNumber(float(raw), repr(raw), None, None, True)
+        try:
+            return TypedNumber(float(raw), repr(raw), None, None, True)
+        except (OverflowError, ValueError):  # an int beyond float range (or beyond int->str limits)
+            raise AnswerParseError("The number is too large.", None, zh="数字过大。", field=field) from None
     if not isinstance(raw, str):
         raise AnswerParseError("Expected a number.", None, zh="需要一个数字。", field=field)
     text = raw.strip()
@@ -100,6 +103,8 @@ def read_number(raw: Any, field: str | None = None) -> TypedNumber:
     m = DECIMAL_RE.match(text)
     if m and (m.group("int") or m.group("frac")):
         value = float(text)
+        if not math.isfinite(value):  # a finite literal beyond float range: not what was typed
+            raise AnswerParseError("The number is too large.", None, zh="数字过大。", field=field)
         digits = (m.group("int") or "") + (m.group("frac") or "")
         stripped = digits.lstrip("0")
         sig = len(stripped) if stripped else 1

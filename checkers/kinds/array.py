@@ -36,10 +36,13 @@ def _read(raw: Any, path: list[int], depth: int, count: list[int]) -> Any:
     where = "answer" + "".join(f"[{i}]" for i in path)
     if depth > MAX_DEPTH:
         raise AnswerParseError(f"Nested too deeply at {where}.", None, zh=f"{where} 嵌套过深。", field=where)
+    count[0] += 1  # every node counts, so a million empty rows is refused as quickly as a million numbers
+    if count[0] > 2 * MAX_ELEMENTS:
+        raise AnswerParseError("Too many elements.", None, zh="元素过多。", field=where)
     if isinstance(raw, (list, tuple)):
         return [_read(v, path + [i], depth + 1, count) for i, v in enumerate(raw)]
-    count[0] += 1
-    if count[0] > MAX_ELEMENTS:
+    count[1] += 1
+    if count[1] > MAX_ELEMENTS:
         raise AnswerParseError("Too many elements.", None, zh="元素过多。", field=where)
     try:
         return c.read_number(raw, field=where).value
@@ -94,13 +97,13 @@ class ArrayChecker:
                 raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
             try:
                 raw = json.loads(text)  # JSON only: a data format, never code
-            except (json.JSONDecodeError, RecursionError) as exc:
+            except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a 4,300+ digit integer
                 col = getattr(exc, "pos", None)
                 raise AnswerParseError("Expected a list such as [[1, 2], [3, 4]].", col,
                                        zh="需要一个列表，例如 [[1, 2], [3, 4]]。") from None
         if not isinstance(raw, (list, tuple)):
             raise AnswerParseError("Expected a list such as [0.1, 0.2].", None, zh="需要一个列表，例如 [0.1, 0.2]。")
-        value = _read(raw, [], 0, [0])
+        value = _read(raw, [], 0, [0, 0])  # [nodes, numbers]
         try:
             _shape(value)
         except ValueError as exc:

@@ -170,7 +170,12 @@ def run_guarded(fn, *args, timeout: float = DEFAULT_TIMEOUT, interp: Interpretat
         return sandbox.run(fn, *args, timeout=timeout)
     except sandbox.TaskTimeout:
         return timeout_verdict(timeout, interp)
-    except (sandbox.SandboxError, MemoryError, RecursionError) as exc:
+    except AnswerParseError as err:
+        return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error", interp,
+                       {"error": err.to_dict()})
+    except SpecError:
+        raise  # a malformed part is the author's error and must be seen
+    except Exception as exc:  # sandbox failures, and sympy/mpmath errors on odd input: never a crash
         return error_verdict(exc, interp)
 
 
