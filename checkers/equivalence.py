@@ -59,7 +59,7 @@ SIMPLIFY_MAX_OPS = 60  # simplify() on bigger differences is where time goes to 
 #: Numeric agreement this tight at every one of ``n_points`` points is "strong": the symbolic layer then
 #: only looks for a proof or a tiny constant difference with its cheap rewrites, for at most
 #: ``STRONG_SYMBOLIC_BUDGET`` seconds, and skips ``simplify`` (which could only confirm the "equal").
-STRONG_GAP = 1e-13
+STRONG_GAP = 1e-11
 STRONG_SYMBOLIC_BUDGET = 0.15
 
 
