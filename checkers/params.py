@@ -17,7 +17,7 @@ from .verdict import SpecError
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]{1,12}))?\}\}")
 EXACT_PLACEHOLDER = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
 
-_GENERATORS = ("uniform", "randint", "choice", "list", "simplex", "expr", "call", "value")
+_GENERATORS = ("uniform", "randint", "choice", "list", "simplex", "expr", "call", "value", "concat")
 
 
 def _rng_for(seed: int, name: str) -> random.Random:
@@ -63,7 +63,17 @@ def _generate_one(spec: Any, rng: random.Random, params: Mapping[str, Any], wher
     if kind == "call":
         value = resolve_value(spec, params)
         return round(value, int(rnd)) if (rnd is not None and isinstance(value, float)) else value
-    return spec["value"]
+    if kind == "concat":
+        # Assemble one list from earlier parameters, e.g. scores of two groups drawn separately.
+        parts = substitute(spec["concat"], params)
+        if not isinstance(parts, list):
+            raise SpecError(f"{where}: concat needs a list of lists")
+        out: list[Any] = []
+        for i, piece in enumerate(parts):
+            out.extend(piece if isinstance(piece, list) else [piece])
+        return out
+    # A literal may assemble earlier parameters: {value: [["{{a}}", "{{b}}"], [1, 0]]}.
+    return substitute(spec["value"], params)
 
 
 def _pair(value: Any, where: str) -> tuple[float, float]:

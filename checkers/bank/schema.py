@@ -51,6 +51,7 @@ PARAM_GENERATOR_KEYS: dict[str, set[str]] = {
     "expr": set(),
     "call": {"args", "output", "index", "scale", "round"},
     "value": set(),
+    "concat": set(),
 }
 
 
@@ -160,7 +161,7 @@ def _check_generator(ctx: _Ctx, spec: Any, field: str, earlier: set[str]) -> Non
     ctx.keys(spec, {kind} | PARAM_GENERATOR_KEYS[kind], field)
     if kind == "list":
         _check_generator(ctx, spec["list"], _join(field, "list"), earlier)
-    if kind in ("expr", "call"):
+    if kind in ("expr", "call", "value", "concat"):
         _check_placeholders(ctx, spec, field, earlier)
         if kind == "call" and not isinstance(spec["call"], str):
             ctx.fail(_join(field, "call"), "must be an engine function name")
