@@ -17,7 +17,7 @@ from .kinds import symbolic as _sym
 from .kinds.base import get_checker
 from .verdict import AnswerParseError, SpecError, Verdict, msg
 
-DEFAULT_TIMEOUT = 2.0
+DEFAULT_TIMEOUT = 1.0  # hard wall-clock limit per graded answer (symbolic and derivation), in seconds
 _SANDBOXED = ("symbolic", "derivation")
 
 
@@ -62,8 +62,7 @@ def _grade_in_worker(raw: Any, spec: dict, params: dict, budget: float) -> Verdi
     try:
         if kind == "symbolic":
             return _sym.grade_expression(raw, spec, params, budget=budget)
-        lines = _deriv.parse_lines(raw, spec)
-        return _deriv.grade_lines([ln.text for ln in lines], spec, params, budget=budget)
+        return _deriv.grade_lines(raw, spec, params, budget=budget)  # parses (once) within the budget
     except AnswerParseError as err:
         return _invalid(err)
     except (RecursionError, MemoryError) as exc:
@@ -103,10 +102,14 @@ def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeo
             return refused
         # exact str / list objects: nothing of the caller's types travels to the worker
         raw = str.__str__(raw) if isinstance(raw, str) else [str.__str__(line) for line in raw]
-        limit = timeout or (DEFAULT_TIMEOUT if kind == "symbolic" else _deriv.DEFAULT_TIMEOUT)
+        limit = timeout or DEFAULT_TIMEOUT
         # The layers stop themselves well before the hard limit, so a slow-but-finishing check still
-        # returns its own reasoned verdict instead of a bare time-out.
-        budget = max(0.05, min(0.6 * limit, _deriv.TOTAL_BUDGET if kind == "derivation" else _sym.EQUIV_BUDGET))
+        # returns its own reasoned verdict instead of a bare time-out. A derivation's steps share one
+        # budget (each step gets what is left); running out names the step reached.
+        if kind == "derivation":
+            budget = _deriv.soft_budget(limit)
+        else:
+            budget = max(0.05, min(0.6 * limit, _sym.EQUIV_BUDGET))
         return _sym.run_guarded(_grade_in_worker, raw, dict(spec), dict(params), budget, timeout=limit)
     try:
         parsed = checker.parse(raw, spec)

@@ -4,24 +4,40 @@ Each line is an expression, an equation ``lhs = rhs``, or a continuation ``= exp
 continues the previous line: after an expression ``E`` it asserts ``E = expr``; after an equation
 ``L = R`` it asserts ``R = expr`` and the running equation becomes ``L = expr``).
 
-Semantics of a step (line ``i`` must follow from what came before):
+The chain is in one of two modes. In **expression mode** it is a run of equivalent expressions (it
+has shown ``first = newest``); in **equation mode** it carries a running equation (not an identity).
+A line must follow from the running statement:
 
 * **expression after expression / continuation**: the two expressions are equivalent under the
   declared assumptions (the layered checker of :mod:`checkers.equivalence`).
+* **continuation in equation mode**: the new right-hand side is equivalent to the old one.
 * **equation line** ``L = R`` is accepted when one of these holds:
-  1. it is an *identity* under the assumptions (L ≡ R), e.g. ``f(log(q/p)) = q/p - log(q/p) - 1``;
-  2. it is *equivalent to the previous equation*: solving the previous equation numerically for one
-     variable at random values of the others (bracketing + bisection over the variable's domain, a
-     bounded number of points), every root also satisfies the new equation, and vice versa — e.g. from
+  1. in expression mode, it is an *identity* under the assumptions (L ≡ R) *that continues the running
+     expression* (one side is equivalent to it), e.g. ``f(log(q/p)) = q/p - log(q/p) - 1``; the chain
+     stays in expression mode. An identity that does not continue the expression is an error, and in
+     equation mode an identity (``0 = 0``, ``x = x``) never follows: it says nothing about the equation;
+  2. it is *equivalent to the running equation*: solving that equation numerically for one variable
+     at random values of the others (bracketing + bisection over the variable's domain, a bounded
+     number of points), every root also satisfies the new equation, and vice versa — e.g. from
      ``pi_star = pi_ref exp(r/beta)/Z`` to ``r = beta log(pi_star/pi_ref) + beta log Z``. If only the
      forward direction holds the step is accepted as an implication (noted in the step's feedback);
   3. it *sets the derivative to zero*: it is equivalent, as an equation, to ``∂E/∂v = 0`` for an
      earlier expression ``E`` and a variable ``v`` (the Gao peak: from ``d(alpha - beta d)`` to
      ``alpha - 2 beta d = 0``).
-* **expression after an equation**: equivalent to its right-hand side (or its left-hand side).
+  Cases 2 and 3 never accept an identity, and switch the chain to equation mode.
+* **expression after an equation**: equivalent to its right-hand side (or its left-hand side); a side
+  calculation in expression mode (the running equation is remembered).
 
-The first line must match ``start`` (an equivalent expression, or an equation equivalent to the start
-equation, or an identity whose left side is the start); the final statement must match ``goal``.
+The first line must match ``start``: an equivalent expression or an identity with the start as one
+side; for an equation start, the start equation itself (each side equivalent, either way round).
+The final statement must match ``goal``: an expression goal, the final expression (or right-hand
+side); an equation goal, the final equation must *be* the goal — equivalent as an equation and each
+side equivalent to the goal's side, either way round. Same solutions alone is not enough: the start
+equation usually has the goal's solutions already (``alpha - 2 beta d = 0`` vs ``d = alpha/(2 beta)``).
+
+Time: one budget for parsing, the steps, the goal and the known mistakes; each step gets what is left
+and is interrupted at the deadline in sandbox workers, so running out is ``undecided`` naming the line.
+A known wrong step (a ``line`` mistake) gives its feedback when it is the first failing line.
 ``details = {"steps": [{"index", "status", "feedback"}], "first_error": index | None}``.
 """
 
@@ -34,15 +50,16 @@ from typing import Any, Mapping
 
 import sympy as sp
 
-from ..equivalence import check_equivalence, evaluate, sample_points, symbol_domain
+from ..equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
+                           symbol_domain)
 from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from . import _common as c
 from .base import Examples, register_checker
 from .symbolic import _parser, _spec_parse_check, run_guarded, validate_common
 
-DEFAULT_TIMEOUT = 3.0
-TOTAL_BUDGET = 2.0     # soft budget for all steps together (the hard limit is the sandbox's)
-STEP_BUDGET = 0.4
+DEFAULT_TIMEOUT = 1.0  # hard wall-clock limit per graded answer (the sandbox kills the worker)
+TOTAL_BUDGET = 0.8     # soft budget for a whole derivation; steps share it (each gets what is left)
+MISTAKE_RESERVE = 0.1  # part of the budget kept for matching known mistakes after the chain
 MAX_LINES = 60
 GRID = 160
 EQ_POINTS = 4
@@ -243,8 +260,12 @@ def equations_equivalent(l1, r1, l2, r2, variables, deadline) -> tuple[str, str]
 # -------------------------------------------------------------------------------------------------
 # the chain
 
-def _expr_step(prev, cur, variables, budget) -> StepResult:
-    res = check_equivalence(prev, cur, variables, time_budget=budget)
+def _left(deadline: float, floor: float = 0.02) -> float:
+    return max(floor, deadline - time.monotonic())
+
+
+def _expr_step(prev, cur, variables, deadline) -> StepResult:
+    res = check_equivalence(prev, cur, variables, time_budget=_left(deadline))
     if res.outcome == "equal":
         return StepResult("ok", "Follows (equivalent expressions).", "成立（表达式等价）。")
     if res.outcome == "undecided":
@@ -254,78 +275,219 @@ def _expr_step(prev, cur, variables, budget) -> StepResult:
                       extra={k: v for k, v in res.details.items() if k in ("point",)})
 
 
+def _tri(res) -> str:
+    return {"equal": "yes", "not_equal": "no"}.get(res.outcome, "unknown")
+
+
+def _same_sides(l1, r1, l2, r2, variables, deadline) -> str:
+    """Is ``l2 = r2`` the equation ``l1 = r1`` written in the same form (each side equivalent to the
+    corresponding side, either way round)? 'yes' | 'no' | 'unknown'."""
+    unknown = False
+    for a, b in ((l2, r2), (r2, l2)):
+        x = _tri(check_equivalence(l1, a, variables, time_budget=_left(deadline)))
+        if x == "no":
+            continue
+        y = _tri(check_equivalence(r1, b, variables, time_budget=_left(deadline)))
+        if x == "yes" and y == "yes":
+            return "yes"
+        if y != "no":
+            unknown = True
+    return "unknown" if unknown else "no"
+
+
 class _State:
+    """The running statement of the chain.
+
+    ``mode == "expr"``: the chain is a run of equivalent expressions; ``expr`` is the newest one and
+    ``origin`` the first one of the run (so the chain has shown the identity ``origin = expr``).
+    ``mode == "eq"``: ``eq`` is the running (non-identity) equation; a continuation ``= X`` replaces its
+    right-hand side. ``eq`` is remembered through a side calculation in expression mode.
+    """
+
     def __init__(self):
-        self.expr = None        # the running expression (for continuations and expression lines)
-        self.eq = None          # (lhs, rhs) of the running non-identity equation
+        self.mode = "expr"
+        self.expr = None
+        self.origin = None
+        self.eq = None
         self.exprs: list = []   # expressions seen, newest last (stationarity targets)
 
+    def set_expr(self, e, origin=None):
+        if self.mode != "expr" or self.origin is None:
+            self.origin = e if origin is None else origin
+        self.mode, self.expr = "expr", e
+        self.exprs.append(e)
 
-def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
-    l, r = line.lhs, line.rhs
-    budget = min(STEP_BUDGET, max(0.05, deadline - time.monotonic()))
-    step_deadline = time.monotonic() + budget
-    undecided = []
-    # 1. identity (also: "previous expression = its simplification")
-    ident = _identity(l, r, variables, budget / 2)
-    if ident == "yes":
-        return StepResult("ok", "Follows (both sides are equal).", "成立（两边相等）。", extra={"identity": True})
-    if ident == "unknown":
-        undecided.append("identity")
-    # 2. equivalent to the running equation
-    if st.eq is not None:
-        verdict, why = equations_equivalent(st.eq[0], st.eq[1], l, r, variables, step_deadline)
-        if verdict == "equivalent":
-            return StepResult("ok", "Follows (an equivalent equation).", "成立（等价的方程）。")
-        if verdict == "implies":
-            return StepResult("ok", "Follows from the previous equation (an implication, not an equivalence).",
-                              "可由上一方程推出（蕴含，而非等价）。")
-        if verdict == "unknown":
-            undecided.append("equation")
-    # 3. stationarity: the equation is dE/dv = 0 for an earlier expression E
+    def set_eq(self, lhs, rhs):
+        self.mode, self.eq, self.expr, self.origin = "eq", (lhs, rhs), None, None
+
+
+_IDENTITY_IN_EQ_MODE = StepResult(
+    "error", "This equation holds for every value of the variables, so it does not follow from (and says "
+             "nothing about) the previous equation; write an equivalent form of that equation instead.",
+    "这个等式对变量的任何取值都成立，因此它并不是由上一方程推出的（也没有说明任何事情）；请写出上一方程的等价形式。",
+    extra={"identity": True})
+
+
+def _stationary(line: Line, st: _State, variables, deadline) -> StepResult | None:
+    """Is the equation ``∂E/∂v = 0`` for an earlier expression ``E`` and a variable ``v``?"""
     for e in reversed(st.exprs[-4:]):
         for v in sorted(e.free_symbols, key=lambda s: s.name):
-            if time.monotonic() > step_deadline:
-                break
+            if time.monotonic() > deadline:
+                return None
             de = sp.diff(e, v)
             if de == 0:
                 continue
-            verdict, _ = equations_equivalent(de, sp.Integer(0), l, r, variables, step_deadline)
+            verdict, _ = equations_equivalent(de, sp.Integer(0), line.lhs, line.rhs, variables, deadline)
             if verdict in ("equivalent", "implies"):
                 return StepResult("ok", f"Follows (setting the derivative with respect to {v} to zero).",
                                   f"成立（令对 {v} 的导数为零）。", extra={"stationary_in": v.name})
-    if undecided:
+    return None
+
+
+def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
+    """An equation line ``A = B``; on success ``extra['expr']`` is set when the chain stays in expression mode."""
+    a, b = line.lhs, line.rhs
+    now = time.monotonic()
+    ident = _tri(check_equivalence(a, b, variables, time_budget=_left(now + (deadline - now) / 2)))
+    if st.mode == "expr" and st.expr is not None:
+        if ident == "yes":
+            # an identity continues the running expression when one side is that expression
+            for side, other in ((a, b), (b, a)):
+                if _tri(check_equivalence(st.expr, side, variables, time_budget=_left(deadline))) == "yes":
+                    return StepResult("ok", "Follows (both sides are equal, continuing the previous expression).",
+                                      "成立（两边相等，并接续上一个表达式）。", extra={"identity": True, "expr": other})
+            if time.monotonic() > deadline:
+                return StepResult("undecided", "Ran out of time while checking this line.", "检查这一行时超时。")
+            return StepResult("error", "Both sides are equal, but neither side is the previous expression: the "
+                                       "line does not continue the derivation.",
+                              "两边相等，但哪一边都不是上一个表达式：这一行没有接续推导。", extra={"identity": True})
+    elif ident == "yes":
+        return _IDENTITY_IN_EQ_MODE
+    undecided = ident == "unknown"
+    if st.eq is not None:
+        verdict, _ = equations_equivalent(st.eq[0], st.eq[1], a, b, variables, deadline)
+        if verdict == "equivalent":
+            return StepResult("ok", "Follows (an equivalent equation).", "成立（等价的方程）。")
+        if verdict == "implies" and ident == "no":  # an implication, never a vacuous identity
+            return StepResult("ok", "Follows from the previous equation (an implication, not an equivalence).",
+                              "可由上一方程推出（蕴含，而非等价）。")
+        if verdict in ("unknown", "implies"):
+            undecided = True
+    res = _stationary(line, st, variables, deadline)
+    if res is not None:
+        if ident == "no":
+            return res
+        undecided = True
+    if undecided or time.monotonic() > deadline:
         return StepResult("undecided", "Could not decide whether this equation follows.",
                           "无法判定这个方程是否成立。")
-    if st.eq is None:
-        return StepResult("error", "This equation does not hold, and it is not an equivalent rewriting of an "
-                                   "earlier line.", "这个等式不成立，也不是前面某行的等价变形。")
+    if st.mode == "expr" and st.eq is None:
+        return StepResult("error", "This equation does not hold for all values, and it is neither an equivalent "
+                                   "form of an earlier equation nor a derivative set to zero.",
+                          "这个等式并非恒成立，既不是前面某个方程的等价形式，也不是令导数为零。")
     return StepResult("error", "This equation does not follow from the previous one: a solution of the previous "
-                               "equation does not satisfy it.",
-                      "这个方程不能由上一方程推出：上一方程的解不满足它。")
+                               "equation does not satisfy it, or it has solutions the previous one does not.",
+                      "这个方程不能由上一方程推出：上一方程的解不满足它，或者它有上一方程没有的解。")
 
 
-def _advance(st: _State, line: Line, result: StepResult | None) -> None:
+def _advance(st: _State, line: Line, result: StepResult) -> None:
     if line.kind == "expr":
-        st.expr = line.expr
-        st.exprs.append(line.expr)
+        st.set_expr(line.expr)
     elif line.kind == "cont":
-        if st.eq is not None and st.expr is None:
-            st.eq = (st.eq[0], line.expr)
-        st.expr = line.expr
-        st.exprs.append(line.expr)
-    else:
-        identity = bool(result and result.extra.get("identity"))
-        if not identity:
-            st.eq = (line.lhs, line.rhs)
-            st.expr = None
+        if st.mode == "eq":
+            st.eq = (st.eq[0], line.expr)   # a new right-hand side, not an objective to differentiate
         else:
-            st.expr = line.rhs
-            st.exprs.append(line.rhs)
+            st.set_expr(line.expr)
+    elif "expr" in result.extra:          # an identity continuing the running expression
+        st.set_expr(result.extra["expr"])
+    else:
+        st.set_eq(line.lhs, line.rhs)
 
 
-def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL_BUDGET) -> Verdict:
-    deadline = time.monotonic() + budget
+def _out_of_time(index: int) -> StepResult:
+    return StepResult("undecided", f"Ran out of time while checking line {index + 1}.",
+                      f"检查第 {index + 1} 行时超时。", extra={"timeout": True})
+
+
+def _first_step(l0: Line, start, st: _State, variables, deadline) -> StepResult:
+    skind, s1, s2 = start
+    if skind == "expr":
+        st.set_expr(s1)
+        if l0.kind == "expr":
+            r0 = _expr_step(s1, l0.expr, variables, deadline)
+        else:  # "start = something": one side is the start and both sides are equal
+            r0 = _eq_step(l0, st, variables, deadline)
+            if r0.status == "ok" and "expr" not in r0.extra:
+                r0 = StepResult("error", "", "")
+        if r0.status == "error":
+            return StepResult("error", "The first line does not match the given starting point.",
+                              "第一行与给定的起点不一致。")
+        if r0.status == "ok":
+            return StepResult("ok", "Matches the start.", "与起点一致。", extra=r0.extra)
+        return r0
+    if l0.kind != "eq":
+        return StepResult("error", "Start from the given equation.", "请从给定的方程开始。")
+    same = _same_sides(s1, s2, l0.lhs, l0.rhs, variables, deadline)
+    if same == "yes":
+        return StepResult("ok", "Matches the starting equation.", "与起始方程一致。")
+    if same == "unknown":
+        return StepResult("undecided", "Could not decide whether the first line matches the start.",
+                          "无法判定第一行是否与起点一致。")
+    return StepResult("error", "The first line is not the given starting equation (write it as given, then "
+                               "transform it on the next lines).",
+                      "第一行不是给定的起始方程（请先照原样写出，再在后面几行变形）。")
+
+
+def _step(line: Line, st: _State, variables, deadline) -> StepResult:
+    if line.kind == "cont":
+        prev = st.expr if st.mode == "expr" else st.eq[1]
+        return _expr_step(prev, line.expr, variables, deadline)
+    if line.kind == "expr":
+        if st.mode == "expr":
+            return _expr_step(st.expr, line.expr, variables, deadline)
+        res = _expr_step(st.eq[1], line.expr, variables, deadline)
+        if res.status != "ok":
+            alt = _expr_step(st.eq[0], line.expr, variables, deadline)
+            res = alt if alt.status == "ok" else res
+        return res
+    return _eq_step(line, st, variables, deadline)
+
+
+def _guarded_step(fn, line_index: int, deadline: float, *args) -> StepResult:
+    if time.monotonic() > deadline:
+        return _out_of_time(line_index)
+    try:
+        with interrupt_at(deadline):
+            res = fn(*args)
+    except BudgetExceeded:
+        return _out_of_time(line_index)
+    if res.status == "undecided" and time.monotonic() > deadline:
+        return _out_of_time(line_index)
+    return res
+
+
+def _goal_reached(goal, st: _State, last: Line, variables, deadline) -> str:
+    gkind, g1, g2 = goal
+    if gkind == "expr":
+        final = st.expr if st.mode == "expr" else st.eq[1]
+        return _tri(check_equivalence(g1, final, variables, time_budget=_left(deadline)))
+    # an equation goal is reached when the final statement *is* the goal equation (each side equivalent
+    # to the goal's side, either way round) -- not merely an equation with the same solutions, since the
+    # start is usually one already.
+    stmt = st.eq if st.mode == "eq" else (st.origin, st.expr)   # in expression mode: origin = expr
+    if stmt is None or stmt[0] is None:
+        return "no"
+    reached = _same_sides(g1, g2, stmt[0], stmt[1], variables, deadline)
+    if reached == "no" and st.mode == "expr" and last.kind == "eq":
+        reached = _same_sides(g1, g2, last.lhs, last.rhs, variables, deadline)  # "Y = X" ending the run
+    return reached
+
+
+def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL_BUDGET,
+                deadline: float | None = None) -> Verdict:
+    """Judge the chain within ``budget`` seconds (or until ``deadline``); each step gets what is left."""
+    if deadline is None:
+        deadline = time.monotonic() + budget
     steps: list[dict[str, Any]] = []
     first_error = None
     first_undecided = None
@@ -339,94 +501,41 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
         if res.status == "undecided" and first_undecided is None:
             first_undecided = i
 
-    # line 0 against start
-    l0 = lines[0]
-    skind, s1, s2 = start
-    if skind == "expr":
-        if l0.kind == "expr":
-            r0 = _expr_step(s1, l0.expr, variables, STEP_BUDGET)
-        else:  # "start = something": the left side must be the start and the equation must hold
-            r0 = _expr_step(s1, l0.lhs, variables, STEP_BUDGET)
-            if r0.status == "ok":
-                r0 = _eq_step(l0, st, variables, deadline)
-        if r0.status == "error":
-            r0 = StepResult("error", "The first line does not match the given starting point.",
-                            "第一行与给定的起点不一致。")
-    else:
-        if l0.kind != "eq":
-            r0 = StepResult("error", "Start from the given equation.", "请从给定的方程开始。")
-        else:
-            verdict, _ = equations_equivalent(s1, s2, l0.lhs, l0.rhs, variables,
-                                              time.monotonic() + STEP_BUDGET)
-            if verdict == "equivalent":
-                r0 = StepResult("ok", "Matches the starting equation.", "与起始方程一致。")
-            elif verdict == "unknown":
-                r0 = StepResult("undecided", "Could not decide whether the first line matches the start.",
-                                "无法判定第一行是否与起点一致。")
-            else:
-                r0 = StepResult("error", "The first line is not the given starting equation.",
-                                "第一行不是给定的起始方程。")
-    if r0.status == "ok" and r0.en.startswith("Follows"):
-        r0 = StepResult("ok", "Matches the start.", "与起点一致。", extra=r0.extra)
+    r0 = _guarded_step(_first_step, 0, deadline, lines[0], start, st, variables, deadline)
     add(0, r0)
-    if skind == "eq" and l0.kind == "eq":
-        st.eq = (l0.lhs, l0.rhs)
-    else:
-        _advance(st, l0, r0)
-
-    for line in lines[1:]:
-        if first_error is not None:
-            break  # later lines are not judged against a broken chain
-        if time.monotonic() > deadline:
-            add(line.index, StepResult("undecided", "Ran out of time before checking this line.",
-                                       "检查这一行之前已超时。"))
-            break
-        budget = min(STEP_BUDGET, max(0.05, deadline - time.monotonic()))
-        if line.kind == "cont":
-            prev = st.expr if st.expr is not None else (st.eq[1] if st.eq is not None else None)
-            res = _expr_step(prev, line.expr, variables, budget)
-        elif line.kind == "expr":
-            if st.expr is not None:
-                res = _expr_step(st.expr, line.expr, variables, budget)
-            else:
-                res = _expr_step(st.eq[1], line.expr, variables, budget)
-                if res.status != "ok":
-                    alt = _expr_step(st.eq[0], line.expr, variables, budget)
-                    res = alt if alt.status == "ok" else res
+    if r0.status == "ok":
+        if start[0] == "eq":
+            st.set_eq(lines[0].lhs, lines[0].rhs)
         else:
-            res = _eq_step(line, st, variables, deadline)
-        add(line.index, res)
-        if res.status == "ok":
+            _advance(st, lines[0], r0)
+        for line in lines[1:]:
+            res = _guarded_step(_step, line.index, deadline, line, st, variables, deadline)
+            add(line.index, res)
+            if res.status != "ok":
+                break  # later lines are not judged against a broken (or unchecked) chain
             _advance(st, line, res)
 
     details: dict[str, Any] = {"steps": steps, "first_error": first_error}
     if first_error is not None:
-        bad = steps[first_error]
+        bad = steps[-1]
         return Verdict("incorrect", 0.0,
                        msg(f"Line {first_error + 1} does not follow: {bad['feedback']['en']}",
                            f"第 {first_error + 1} 行不成立：{bad['feedback']['zh']}"),
                        "step_error", None, details)
     if first_undecided is not None:
         return Verdict("undecided", 0.0,
-                       msg(f"Could not check line {first_undecided + 1}; no attempt was used.",
-                           f"无法检查第 {first_undecided + 1} 行，未消耗作答次数。"),
+                       msg(f"Could not check line {first_undecided + 1}; no attempt was used. "
+                           f"({steps[-1]['feedback']['en']})",
+                           f"无法检查第 {first_undecided + 1} 行，未消耗作答次数。（{steps[-1]['feedback']['zh']}）"),
                        "undecided", None, {**details, "first_undecided": first_undecided})
-    # goal
-    gkind, g1, g2 = goal
-    last = lines[-1]
-    reached = "no"
-    if gkind == "expr":
-        final = st.expr if st.expr is not None else (st.eq[1] if st.eq else None)
-        if final is not None:
-            res = check_equivalence(g1, final, variables, time_budget=STEP_BUDGET)
-            reached = {"equal": "yes", "not_equal": "no"}.get(res.outcome, "unknown")
+    if time.monotonic() > deadline:
+        reached = "unknown"
     else:
-        eq = st.eq if (last.kind != "expr" and st.eq is not None) else None
-        if last.kind == "eq":
-            eq = (last.lhs, last.rhs)
-        if eq is not None:
-            verdict, _ = equations_equivalent(g1, g2, eq[0], eq[1], variables, time.monotonic() + STEP_BUDGET)
-            reached = {"equivalent": "yes", "implies": "no", "no": "no"}.get(verdict, "unknown")
+        try:
+            with interrupt_at(deadline):
+                reached = _goal_reached(goal, st, lines[-1], variables, deadline)
+        except BudgetExceeded:
+            reached = "unknown"
     if reached == "yes":
         return Verdict("correct", 1.0, msg("Correct: every step follows and the goal is reached.",
                                            "正确：每一步都成立，并且得到了目标结果。"), None, None, details)
@@ -440,8 +549,16 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
                    {**details, "goal_reached": False})
 
 
-def grade_lines(raw_lines: list[str], spec: Mapping[str, Any], params: Mapping[str, Any],
+def soft_budget(limit: float) -> float:
+    """The budget a derivation gives itself inside a hard limit of ``limit`` seconds: the rest is the
+    margin for the sandbox round trip, so that running out is a reasoned ``undecided`` naming the step."""
+    return max(0.05, limit - max(0.1, 0.2 * limit))
+
+
+def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, Any],
                 budget: float = TOTAL_BUDGET) -> Verdict:
+    """Parse and judge a derivation within ``budget`` seconds in all (parsing, steps, goal, mistakes)."""
+    deadline = time.monotonic() + budget
     try:
         lines = parse_lines(raw_lines, spec)
     except AnswerParseError as err:
@@ -450,30 +567,54 @@ def grade_lines(raw_lines: list[str], spec: Mapping[str, Any], params: Mapping[s
     variables = spec.get("variables") or {}
     start = _parse_statement(str(spec["start"]), spec, params)
     goal = _parse_statement(str(spec["goal"]), spec, params)
-    verdict = check_chain(lines, start, goal, variables, budget)
+    # known mistakes are matched after the chain: keep a slice of the budget for them
+    reserve = min(MISTAKE_RESERVE, 0.2 * budget) if spec.get("mistakes") else 0.0
+    verdict = check_chain(lines, start, goal, variables, deadline=deadline - reserve)
     verdict.interpreted_as = Interpretation(
         text="\n".join(ln.parsed.text for ln in lines),
         latex=" \\\\ ".join(ln.parsed.latex or "" for ln in lines),
         mathml="".join(ln.parsed.mathml or "" for ln in lines))
-    if verdict.status == "incorrect":
-        verdict = _apply_mistakes(verdict, lines, spec, params, variables)
+    if spec.get("mistakes") and verdict.status in ("incorrect", "undecided"):
+        try:
+            with interrupt_at(deadline):
+                verdict = _apply_mistakes(verdict, lines, spec, params, variables, deadline)
+        except BudgetExceeded:
+            pass
     return verdict
 
 
-def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables) -> Verdict:
+def _failing_line(verdict: Verdict, lines: list[Line]) -> int | None:
+    """The first line that failed (an error, or a step that could not be decided), or the last line when
+    every step followed but the goal was not reached."""
+    d = verdict.details or {}
+    if d.get("first_error") is not None:
+        return d["first_error"]
+    if d.get("first_undecided") is not None:
+        return d["first_undecided"]
+    if verdict.note == "goal_not_reached":
+        return len(lines) - 1
+    return None
+
+
+def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables, deadline: float) -> Verdict:
+    """A known wrong step (``line`` mistakes) gives its feedback when it is the first failing line -- also
+    when that step could not be decided (a known wrong step is wrong); a known wrong answer (``answer``)
+    when the whole answer is incorrect and equals it line by line."""
     from ..params import substitute
+    at = _failing_line(verdict, lines)
     for m in spec.get("mistakes") or []:
         try:
-            if "line" in m:
+            if "line" in m and at is not None:
                 target = _parse_line(substitute(str(m["line"]), params), 0, spec)
-                for ln in lines:
-                    if _same_statement(target, ln, variables):
-                        verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
-                        verdict.details["mistake_line"] = ln.index
-                        return verdict
-            elif "answer" in m:
+                if _same_statement(target, lines[at], variables, deadline):
+                    verdict.status, verdict.score = "incorrect", 0.0
+                    verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
+                    verdict.details["mistake_line"] = at
+                    return verdict
+            elif "answer" in m and verdict.status == "incorrect":
                 mlines = parse_lines(substitute(list(m["answer"]), params), spec)
-                if len(mlines) == len(lines) and all(_same_statement(a, b, variables) for a, b in zip(mlines, lines)):
+                if len(mlines) == len(lines) and all(_same_statement(a, b, variables, deadline)
+                                                     for a, b in zip(mlines, lines)):
                     verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
                     return verdict
         except (AnswerParseError, SpecError):
@@ -481,12 +622,20 @@ def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables
     return verdict
 
 
-def _same_statement(a: Line, b: Line, variables) -> bool:
-    if a.kind == "eq" and b.kind == "eq":
-        v, _ = equations_equivalent(a.lhs, a.rhs, b.lhs, b.rhs, variables, time.monotonic() + 0.2)
-        return v == "equivalent"
-    if a.kind != "eq" and b.kind != "eq":
-        return check_equivalence(a.expr, b.expr, variables, time_budget=0.1).equal
+def _same_statement(mistake: Line, line: Line, variables, deadline: float) -> bool:
+    """Does a learner's line state the known wrong step? Equations: the same solutions; expressions
+    (or continuations): equivalent; an expression mistake also matches either side of an equation line."""
+    left = lambda: _left(deadline, 0.01)  # noqa: E731
+    if mistake.kind == "eq" and line.kind == "eq":
+        v, _ = equations_equivalent(mistake.lhs, mistake.rhs, line.lhs, line.rhs, variables,
+                                    time.monotonic() + left())
+        return v == "equivalent" or _same_sides(mistake.lhs, mistake.rhs, line.lhs, line.rhs, variables,
+                                                deadline) == "yes"
+    if mistake.kind != "eq" and line.kind != "eq":
+        return check_equivalence(mistake.expr, line.expr, variables, time_budget=left()).equal
+    if mistake.kind != "eq":
+        return any(check_equivalence(mistake.expr, side, variables, time_budget=left()).equal
+                   for side in (line.rhs, line.lhs))
     return False
 
 
@@ -517,18 +666,23 @@ class DerivationChecker:
 
     def grade(self, parsed: list[Line], spec: Mapping[str, Any], params: Mapping[str, Any], *,
               timeout: float | None = None) -> Verdict:
-        return run_guarded(grade_lines, [ln.text for ln in parsed], dict(spec), dict(params),
-                           timeout=timeout or DEFAULT_TIMEOUT, interp=self.interpret(parsed, spec))
+        limit = timeout or DEFAULT_TIMEOUT
+        return run_guarded(grade_lines, [ln.text for ln in parsed], dict(spec), dict(params), soft_budget(limit),
+                           timeout=limit, interp=self.interpret(parsed, spec))
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
         from ..params import substitute
         ex = Examples()
         if spec.get("reference"):
             ex.correct.append(substitute(list(spec["reference"]), params))
-        ex.incorrect.append(([substitute(str(spec["start"]), params), "= 0"], None))
+        start = substitute(str(spec["start"]), params)
+        ex.incorrect.append(([start, "= 0"], None))
+        ex.incorrect.append(([start, "0 = 0"], None))   # a vacuous identity never follows
         for m in spec.get("mistakes") or []:
             if "answer" in m:
                 ex.incorrect.append((substitute(list(m["answer"]), params), m["note"]))
+            elif "line" in m:  # the known wrong step right after the start: the first failing step
+                ex.incorrect.append(([start, substitute(str(m["line"]), params)], m["note"]))
         ex.invalid += [[], ["("], ["= 1"]]
         return ex
 
