@@ -1,25 +1,10 @@
-import sys
-
 import pytest
 
 from quizapp import testing
 
 
 @pytest.fixture
-def grading(monkeypatch):
-    """The real checkers.grading, or a small stand-in until it has landed."""
-    if testing.grading_available():
-        import checkers.grading as real
-        return real
-    import checkers
-    fake = testing.fake_grading_module()
-    monkeypatch.setitem(sys.modules, "checkers.grading", fake)
-    monkeypatch.setattr(checkers, "grading", fake, raising=False)
-    return fake
-
-
-@pytest.fixture
-def app(tmp_path, grading):
+def app(tmp_path):
     app = testing.make_app(tmp_path)
     testing.load_sample(app)
     yield app

@@ -20,7 +20,6 @@ import shlex
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,20 +182,7 @@ def pg_url(pg_cluster):
 
 
 @pytest.fixture
-def grading(monkeypatch):
-    """The real checkers.grading, or a small stand-in until it has landed."""
-    if testing.grading_available():
-        import checkers.grading as real
-        return real
-    import checkers
-    fake = testing.fake_grading_module()
-    monkeypatch.setitem(sys.modules, "checkers.grading", fake)
-    monkeypatch.setattr(checkers, "grading", fake, raising=False)
-    return fake
-
-
-@pytest.fixture
-def pg_app(tmp_path, pg_url, grading):
+def pg_app(tmp_path, pg_url):
     """The app on a migrated PostgreSQL database holding the sample question."""
     from quizapp.db import get_db
 

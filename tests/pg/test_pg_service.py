@@ -18,7 +18,7 @@ from quizapp.db import get_db
 from quizapp.models import Attempt, Learner, Question, QuestionVersion
 
 
-def test_pg_load_bank_twice_no_duplicates(pg_url, tmp_path, grading):
+def test_pg_load_bank_twice_no_duplicates(pg_url, tmp_path):
     from quizapp import create_app
 
     env = {"DATABASE_URL": pg_url, "SECRET_KEY": "pg-test"}

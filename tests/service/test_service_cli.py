@@ -35,7 +35,7 @@ def test_db_upgrade_twice(env):
     assert second.exit_code == 0 and "nothing to migrate" in second.output
 
 
-def test_load_bank_twice_then_export(env, tmp_path, grading):
+def test_load_bank_twice_then_export(env, tmp_path):
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question(),
                               testing.sample_question(id="svc-sample-two", level="L2"))
     assert run(env, "db-upgrade").exit_code == 0
@@ -59,7 +59,7 @@ def test_load_bank_twice_then_export(env, tmp_path, grading):
         assert (out / rel).read_text() == (bank / rel).read_text()
 
 
-def test_load_bank_skips_a_broken_file_and_says_so(env, tmp_path, grading):
+def test_load_bank_skips_a_broken_file_and_says_so(env, tmp_path):
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
     (bank / "L1" / "broken.yaml").write_text("id: broken\nlevel: L1\n")
     run(env, "db-upgrade")
@@ -68,9 +68,7 @@ def test_load_bank_skips_a_broken_file_and_says_so(env, tmp_path, grading):
     assert "1 added" in result.output  # the valid file still loads
 
 
-def test_selftest_command(env, tmp_path, grading):
-    if getattr(grading, "FAKE", False):
-        pytest.skip("needs the real checkers.grading")
+def test_selftest_command(env, tmp_path):
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
     result = run(env, "selftest", "--path", str(bank), "--seeds", "3")
     assert result.exit_code == 0, result.output
@@ -112,8 +110,6 @@ def _stop(proc):
 
 @pytest.mark.slow
 def test_serve_twice_is_idempotent(env, tmp_path):
-    if not testing.grading_available():
-        pytest.skip("serve in a subprocess needs the real checkers.grading")
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
     port = _free_port()
     proc, listing = _serve(env, bank, port)
