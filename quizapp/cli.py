@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import click
 from flask import Flask, current_app

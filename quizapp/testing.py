@@ -4,11 +4,9 @@ small sample question. Imported by tests only."""
 from __future__ import annotations
 
 import copy
-import importlib
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 SAMPLE_QUESTION: dict[str, Any] = {
     "id": "svc-sample-double",

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from ..models import ApiToken, AuthorCredential, Learner, utcnow
+from ..timeutil import iso_utc
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{1,79}$")
 MIN_PASSWORD = 10
@@ -169,4 +170,4 @@ def revoke_token(session: Session, token_id: int, *, learner_id: str | None = No
 
 
 def iso(dt: datetime | None) -> str | None:
-    return dt.isoformat() if dt is not None else None
+    return iso_utc(dt)

@@ -22,6 +22,7 @@ from ..errors import NotFound, ValidationError
 from ..models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
 from ..auth.errors import Conflict
+from ..timeutil import iso_utc
 
 MIN_SEEDS = 20
 MAX_IMPORT_FILES = 2000
@@ -134,7 +135,7 @@ def stored_check(session: Session, version_id: int) -> dict[str, Any] | None:
     if row is None:
         return None
     return {"ok": row.ok, "seeds": row.seeds, "failures": row.failures,
-            "checked_at": row.checked_at.isoformat() if row.checked_at else None}
+            "checked_at": iso_utc(row.checked_at)}
 
 
 # ------------------------------------------------------------------------------------------ versions
@@ -150,9 +151,9 @@ def version_body(session: Session, v: QuestionVersion, *, data: bool = True) -> 
     body = {"question_id": v.question_id, "version": v.number, "version_id": v.id, "status": v.status,
             "content_hash": v.content_hash, "level": v.level, "ref": v.ref, "source": v.source,
             "created_by": v.created_by,
-            "created_at": v.created_at.isoformat() if v.created_at else None,
-            "published_at": v.published_at.isoformat() if v.published_at else None,
-            "retired_at": v.retired_at.isoformat() if v.retired_at else None,
+            "created_at": iso_utc(v.created_at),
+            "published_at": iso_utc(v.published_at),
+            "retired_at": iso_utc(v.retired_at),
             "selftest": stored_check(session, v.id)}
     if data:
         body["data"] = v.data

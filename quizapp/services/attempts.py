@@ -16,7 +16,6 @@ attempt with no counted part at all is stored with ``counted: false`` and is ign
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from sqlalchemy import select
@@ -27,6 +26,7 @@ from ..learners import ensure_learner
 from ..models import Attempt, QuestionVersion
 from .answers import check_answer, json_safe, localize, norm_lang
 from .questions import published_version
+from ..timeutil import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -108,14 +108,6 @@ def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, A
     return verdicts
 
 
-def _iso(dt: datetime | None) -> str | None:
-    if dt is None:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-
-
 def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str) -> dict[str, dict]:
     out = {}
     for pid, v in verdicts.items():
@@ -157,7 +149,7 @@ def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solu
         "score": attempt.score,
         "max_score": attempt.max_score,
         "counted": attempt.counted,
-        "created_at": _iso(attempt.created_at),
+        "created_at": iso_utc(attempt.created_at),
         "parts": _render_parts(attempt.verdicts, lang),
     }
     if solution:
@@ -217,5 +209,5 @@ def last_results(session: Session, learner_id: str | None) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for qid, aid, score, max_score, created in session.execute(stmt):
         if qid not in out:
-            out[qid] = {"score": score, "max_score": max_score, "created_at": _iso(created), "attempt_id": aid}
+            out[qid] = {"score": score, "max_score": max_score, "created_at": iso_utc(created), "attempt_id": aid}
     return out

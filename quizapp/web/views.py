@@ -9,7 +9,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from flask import abort, g, jsonify, redirect, render_template, request, url_for
+from flask import g, jsonify, redirect, render_template, request, url_for
 
 from quizapp.rendering import render_inline, render_markdown
 
