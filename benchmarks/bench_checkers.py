@@ -60,6 +60,15 @@ def corpus() -> list[tuple[str, object, dict]]:
          {"start": "pi_star = pi_ref*exp(r/beta)/Z", "goal": "r = beta*log(pi_star/pi_ref) + beta*log(Z)", "variables": DPO}),
         (["d(alpha - beta d)", "= alpha d - beta d^2", "alpha - 2 beta d = 0", "d = alpha/(2 beta)"],
          {"start": "d*(alpha - beta*d)", "goal": "d = alpha/(2*beta)", "variables": GAO}),
+        # equation form: a correct chain, the generated wrong example, an identity line, a broken step
+        (["alpha - 2 beta d = 0", "2 beta d = alpha", "d = alpha/(2 beta)"],
+         {"start": "alpha - 2*beta*d = 0", "goal": "d = alpha/(2*beta)", "variables": GAO}),
+        (["alpha - 2*beta*d = 0", "= 0"],
+         {"start": "alpha - 2*beta*d = 0", "goal": "d = alpha/(2*beta)", "variables": GAO}),
+        (["alpha - 2*beta*d = 0", "0 = 0", "d = alpha/(2*beta)"],
+         {"start": "alpha - 2*beta*d = 0", "goal": "d = alpha/(2*beta)", "variables": GAO}),
+        (["pi_star = pi_ref exp(r/beta)/Z", "log(pi_star/pi_ref) = log(exp(r/beta)/Z)", "= r/beta + log Z"],
+         {"start": "pi_star = pi_ref*exp(r/beta)/Z", "goal": "r = beta*log(pi_star/pi_ref) + beta*log(Z)", "variables": DPO}),
     ]
     for lines, spec in ders * 3:
         items.append(("derivation", lines, {"kind": "derivation", **spec}))
@@ -112,6 +121,11 @@ def main() -> None:
     report("warm", warm)
     report("cached", run_pass(items, clear_cache=False))
     sandbox.shutdown()
+    sym, num = warm.get("symbolic", [0.0]), warm.get("numeric", [0.0])
+    worst = max(max(xs) for xs in warm.values())
+    ok = pct(sym, .5) <= 5e-3 and pct(sym, .99) <= 50e-3 and max(num) <= 1e-3 and worst <= 1.0
+    print(f"targets (warm): symbolic p50 <= 5 ms, p99 <= 50 ms; numeric <= 1 ms; any answer <= 1 s "
+          f"(grading.DEFAULT_TIMEOUT = {grading.DEFAULT_TIMEOUT:g} s): {'met' if ok else 'NOT met'}")
 
 
 if __name__ == "__main__":
