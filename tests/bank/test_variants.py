@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from checkers import grading
 from checkers.bank import VARIANT_MAX, load_question_file, params_for, public_view, solution_view
+from checkers.bank.variants import option_order
 
 ROOT = Path(__file__).resolve().parents[2] / "questions"
 FILES = sorted(ROOT.rglob("*.yaml"))
@@ -57,9 +59,14 @@ def _numbers(obj, out):
 def _shown(value: float, text: str) -> bool:
     for digits in (2, 3, 4, 6):
         s = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-        if len(s.replace("-", "").replace(".", "").lstrip("0")) >= 3 and s in text:
+        if len(s.replace("-", "").replace(".", "").lstrip("0")) >= 3 and _contains_number(text, s):
             return True
-    return repr(value) in text
+    return _contains_number(text, repr(value))
+
+
+def _contains_number(text: str, number: str) -> bool:
+    """``number`` appears in ``text`` as a whole number, not as the tail of a longer one ("1.2" in "-11.2")."""
+    return re.search(r"(?<![\d.])" + re.escape(number) + r"(?!\d)", text) is not None
 
 
 FORBIDDEN_KEYS = {"expected", "mistakes", "correct", "reference", "tolerance", "note", "feedback",
@@ -116,7 +123,7 @@ def test_public_view_shape_for_choice_and_symbolic():
     parts = {p["id"]: p for p in view["parts"]}
     assert parts["formula"]["variables"] == ["Delta"]
     assert parts["properties"]["multiple"] is True
-    assert [o["id"] for o in parts["properties"]["options"]] == ["a", "b", "c", "d", "e"]
+    assert sorted(o["id"] for o in parts["properties"]["options"]) == ["a", "b", "c", "d", "e"]
     assert all("text" in o and "correct" not in o for o in parts["properties"]["options"])
     assert parts["value"]["hint"] is None and parts["formula"]["hint"].startswith("例如")
     assert view["title"] == q["title"]["zh"]
@@ -132,3 +139,75 @@ def test_solution_view(path: Path):
         assert "{{" not in json.dumps(sol, ensure_ascii=False)
         assert set(sol["expected"]) == {p["id"] for p in q["parts"]}
         json.dumps(sol["expected"])  # JSON-able
+
+
+# --- choice options: display order shuffled per variant --------------------------------------------
+
+def _choice_question(shuffle=None) -> dict:
+    part = {"id": "pick", "kind": "choice", "prompt": {"en": "Pick", "zh": "选"},
+            "options": [{"id": i, "text": {"en": f"text {i}", "zh": f"文本 {i}"}} for i in "abcdef"],
+            "correct": ["a", "c"], "multiple": True}
+    if shuffle is not None:
+        part["shuffle"] = shuffle
+    return {"id": "shuffle-demo", "level": "L1", "tags": ["t"], "title": {"en": "T", "zh": "题"},
+            "prompt": {"en": "P", "zh": "问"}, "parts": [part],
+            "solution": {"key_points": {"en": ["k"], "zh": ["要"]}, "pitfalls": {"en": ["p"], "zh": ["坑"]},
+                         "worked": {"en": "w", "zh": "解"}}}
+
+
+def _shown_options(q, seed, lang="en"):
+    return public_view(q, seed, lang)["parts"][0]["options"]
+
+
+def test_choice_order_same_seed_same_order():
+    q = _choice_question()
+    for seed in (0, 1, 42, VARIANT_MAX - 1):
+        first = [o["id"] for o in _shown_options(q, seed)]
+        assert first == [o["id"] for o in _shown_options(q, seed)]
+        # both languages show the same order
+        assert first == [o["id"] for o in _shown_options(q, seed, "zh")]
+        assert first == option_order(q["id"], q["parts"][0], seed)
+
+
+def test_choice_order_differs_across_seeds():
+    q = _choice_question()
+    orders = {tuple(o["id"] for o in _shown_options(q, seed)) for seed in range(30)}
+    assert len(orders) >= 10
+    assert tuple("abcdef") != next(iter(orders)) or len(orders) > 1
+
+
+def test_choice_shuffle_keeps_ids_and_texts():
+    q = _choice_question()
+    for seed in range(20):
+        for lang, prefix in (("en", "text "), ("zh", "文本 ")):
+            shown = _shown_options(q, seed, lang)
+            assert sorted(o["id"] for o in shown) == list("abcdef")
+            assert all(o["text"] == prefix + o["id"] for o in shown)
+
+
+def test_choice_shuffle_false_keeps_file_order():
+    q = _choice_question(shuffle=False)
+    for seed in range(20):
+        assert [o["id"] for o in _shown_options(q, seed)] == list("abcdef")
+    # an explicit `shuffle: true` is the default behaviour
+    on, default = _choice_question(shuffle=True), _choice_question()
+    assert [_shown_options(on, s) for s in range(5)] == [_shown_options(default, s) for s in range(5)]
+
+
+def test_choice_shuffle_does_not_change_grading():
+    from checkers.bank import validate_question
+
+    q = _choice_question()
+    validate_question(q)
+    part = q["parts"][0]
+    assert grading.grade(["c", "a"], part, {}).status == "correct"
+    assert grading.grade(["a"], part, {}).status == "incorrect"
+
+
+def test_bank_files_with_shuffle_false_keep_their_order():
+    for path in FILES:
+        q = _load(path)
+        for i, part in enumerate(q["parts"]):
+            if part["kind"] == "choice" and part.get("shuffle") is False:
+                shown = [o["id"] for o in public_view(q, 123, "en")["parts"][i]["options"]]
+                assert shown == [str(o["id"]) for o in part["options"]]
