@@ -35,7 +35,7 @@ PART_KIND_KEYS: dict[str, set[str]] = {
     "array": {"expected", "tolerance"},
     "symbolic": {"expected", "variables", "functions", "mode"},
     "derivation": {"variables", "functions", "start", "goal", "reference"},
-    "choice": {"options", "correct", "multiple"},
+    "choice": {"options", "correct", "multiple", "shuffle"},
     "freetext": set(),
 }
 MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value",
@@ -197,6 +197,8 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         w = part["weight"]
         if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
             ctx.fail(_join(field, "weight"), "must be a number >= 0")
+    if kind == "choice" and "shuffle" in part and not isinstance(part["shuffle"], bool):
+        ctx.fail(_join(field, "shuffle"), "must be true or false")
     if kind in ("numeric", "array"):
         if "expected" not in part:
             ctx.fail(_join(field, "expected"), "missing")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any, Mapping
 
 from ..params import generate, substitute_text
@@ -49,7 +50,23 @@ def _fill(obj: Any, params: Mapping[str, Any]) -> Any:
     return obj
 
 
-def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any]) -> dict[str, Any]:
+def option_order(question_id: str, part: Mapping[str, Any], seed: int) -> list[str]:
+    """Display order of a choice part's option ids in variant ``seed``.
+
+    A pure function of (question id, part id, seed, the option ids): the same variant always shows the same
+    order, different variants usually differ. ``shuffle: false`` keeps the file order (ordered scales,
+    "all of the above"). Only the order changes; ids, texts and grading do not.
+    """
+    ids = [str(o["id"]) for o in part.get("options") or []]
+    if part.get("shuffle", True) is False or len(ids) < 2:
+        return ids
+    rng = random.Random(f"options:{question_id}:{part['id']}:{seed}")
+    rng.shuffle(ids)
+    return ids
+
+
+def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any],
+                 question_id: str = "", seed: int = 0) -> dict[str, Any]:
     kind = part["kind"]
     out: dict[str, Any] = {
         "id": part["id"],
@@ -59,8 +76,9 @@ def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any]) 
         "weight": part.get("weight", 0 if kind == "freetext" else 1),
     }
     if kind == "choice":
-        out["options"] = [{"id": o["id"], "text": _text(o["text"], lang, params)}
-                          for o in part.get("options", [])]
+        by_id = {str(o["id"]): o for o in part.get("options", [])}
+        out["options"] = [{"id": by_id[i]["id"], "text": _text(by_id[i]["text"], lang, params)}
+                          for i in option_order(question_id, part, seed)]
         out["multiple"] = bool(part.get("multiple", isinstance(part.get("correct"), list)))
     elif kind in ("symbolic", "derivation"):
         # Input hints only: the names a learner may use, never the expected expression.
@@ -87,7 +105,7 @@ def public_view(question: Mapping[str, Any], seed: int, lang: str) -> dict[str, 
         "title": _text(question["title"], lang, params),
         "prompt": _text(question["prompt"], lang, params),
         "variant": seed,
-        "parts": [_public_part(p, lang, params) for p in question["parts"]],
+        "parts": [_public_part(p, lang, params, question["id"], seed) for p in question["parts"]],
     }
 
 

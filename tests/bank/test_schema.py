@@ -177,3 +177,21 @@ def test_duplicate_ids_across_files(tmp_path: Path):
         load_bank(tmp_path)
     assert info.value.field == "id" and "duplicate id" in info.value.problem
     assert "two.yaml" in info.value.file
+
+
+def test_choice_shuffle_key():
+    base = minimal()
+    base["parts"][0] = {"id": "c", "kind": "choice", "prompt": {"en": "Pick", "zh": "选"},
+                        "options": [{"id": "a", "text": {"en": "A", "zh": "甲"}},
+                                    {"id": "b", "text": {"en": "B", "zh": "乙"}}], "correct": "a"}
+    for value in (True, False):
+        data = copy.deepcopy(base)
+        data["parts"][0]["shuffle"] = value
+        validate_question(data, FILE)
+    data = copy.deepcopy(base)
+    data["parts"][0]["shuffle"] = "no"
+    err = error_of(data)
+    assert err.field == "parts[0].shuffle" and "true or false" in err.problem
+    data = minimal()  # not a choice part: the key is unknown there
+    data["parts"][0]["shuffle"] = False
+    assert error_of(data).field == "parts[0].shuffle"
