@@ -204,18 +204,3 @@ def test_validation_names_argument(name, kwargs, argument):
     with pytest.raises(ReferenceInputError) as err:
         call(name, **kwargs)
     assert err.value.argument == argument
-
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
-def test_cpu_gpu_parity():
-    r, v, m = random_batch(8, 300, 11)
-    for conv in ("verl", "trl"):
-        a = reference.call("advantages.gae", rewards=r, values=v, mask=m, gamma=0.99, lam=0.95,
-                           convention=conv, device="cpu")
-        b = reference.call("advantages.gae", rewards=r, values=v, mask=m, gamma=0.99, lam=0.95,
-                           convention=conv, device="cuda")
-        assert torch.allclose(a["advantages"], b["advantages"].cpu(), atol=1e-10)
-    s = torch.randn(12, dtype=torch.float64)
-    a = reference.call("advantages.grpo", scores=s, group_size=4, device="cpu")["advantages"]
-    b = reference.call("advantages.grpo", scores=s, group_size=4, device="cuda")["advantages"]
-    assert torch.allclose(a, b.cpu(), atol=1e-12)
