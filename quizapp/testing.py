@@ -1,11 +1,16 @@
-"""Helpers for the service's tests (tests/api, tests/service): an app on a migrated SQLite file and a
-small sample question. Imported by tests only."""
+"""Helpers for the service's tests (tests/api, tests/service, tests/pg, ...): an app on a migrated SQLite file, a
+small sample question, and the app served live by waitress in a thread. Imported by tests only."""
 
 from __future__ import annotations
 
 import copy
+import json
+import threading
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 SAMPLE_QUESTION: dict[str, Any] = {
@@ -81,3 +86,47 @@ def load_sample(app, *questions: dict[str, Any]):
             session.close()
 
 
+
+
+@contextmanager
+def serve_in_thread(app, *, threads: int = 4, name: str = "quiz-live-server") -> Iterator[str]:
+    """Serve ``app`` with waitress on a free port of 127.0.0.1 in a daemon thread; yields the base URL."""
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=0, threads=threads)
+    thread = threading.Thread(target=server.run, name=name, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=10)
+
+
+def post_attempts_concurrently(url: str, n: int, *, qid: str = SAMPLE_QUESTION["id"], timeout: float = 60,
+                               join_timeout: float = 90) -> list[tuple[int | None, Any]]:
+    """``n`` threads post an attempt on the sample question to the live server at ``url`` at the same moment
+    (variant ``i`` from thread ``i``). Returns ``(status, body)`` per thread: the JSON body on success, the
+    error text otherwise (``status`` None when no HTTP answer came), ``None`` for a thread still running."""
+    barrier = threading.Barrier(n)
+    results: list = [None] * n
+
+    def submit(i: int) -> None:
+        body = json.dumps({"variant": i, "answers": {"a": "1.0", "b": "no" if i % 2 else "yes"}}).encode()
+        req = urllib.request.Request(f"{url}/api/v1/questions/{qid}/attempts", data=body,
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        barrier.wait()
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                results[i] = (r.status, json.load(r))
+        except urllib.error.HTTPError as err:
+            results[i] = (err.code, err.read().decode())
+        except Exception as exc:  # noqa: BLE001
+            results[i] = (None, repr(exc))
+
+    workers = [threading.Thread(target=submit, args=(i,)) for i in range(n)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(join_timeout)
+    return results

@@ -1,17 +1,12 @@
 """The service on a real (throwaway) PostgreSQL: load-bank twice, the API through the test client, and
 16 threads posting attempts to a live waitress server."""
 
-import json
-import threading
-import urllib.error
-import urllib.request
-from datetime import datetime
-
 from click.testing import CliRunner
 from flask.cli import ScriptInfo
 from sqlalchemy import func, select
 
 from checkers.bank import question_files
+from quizapp import testing
 from quizapp.cli import cli
 from quizapp.config import PROJECT_ROOT
 from quizapp.db import get_db
@@ -92,37 +87,8 @@ N = 16
 
 
 def test_pg_16_concurrent_attempts(pg_app):
-    import waitress.server
-
-    server = waitress.server.create_server(pg_app, host="127.0.0.1", port=0, threads=8)
-    port = server.effective_port
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    barrier = threading.Barrier(N)
-    results: list = [None] * N
-
-    def submit(i):
-        body = json.dumps({"variant": i, "answers": {"a": "1.0", "b": "no" if i % 2 else "yes"}}).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/questions/svc-sample-double/attempts",
-                                     data=body, headers={"Content-Type": "application/json"}, method="POST")
-        barrier.wait()
-        try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                results[i] = (r.status, json.load(r))
-        except urllib.error.HTTPError as err:
-            results[i] = (err.code, err.read().decode())
-        except Exception as exc:  # noqa: BLE001
-            results[i] = (None, repr(exc))
-
-    try:
-        workers = [threading.Thread(target=submit, args=(i,)) for i in range(N)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join(90)
-    finally:
-        server.close()
-        thread.join(10)
+    with testing.serve_in_thread(pg_app, threads=8) as url:
+        results = testing.post_attempts_concurrently(url, N, timeout=60, join_timeout=90)
 
     failures = [r for r in results if r is None or r[0] != 201]
     assert not failures, failures[:3]
