@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
+import tempfile
 import threading
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 
 SAMPLE_QUESTION: dict[str, Any] = {
@@ -130,3 +133,62 @@ def post_attempts_concurrently(url: str, n: int, *, qid: str = SAMPLE_QUESTION["
     for w in workers:
         w.join(join_timeout)
     return results
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+def require_browser() -> None:
+    """Fail the test, loudly, when Debian's chromium or chromium-driver is missing."""
+    import pytest
+
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not (os.path.isfile(p) and os.access(p, os.X_OK))]
+    if missing:
+        pytest.fail(
+            f"browser test needs Debian's chromium and chromium-driver ({', '.join(missing)} missing): "
+            "run scripts/install-browser (scripts/test does this)", pytrace=False)
+
+
+@contextmanager
+def headless_chromium(*, window_size: tuple[int, int] = (1280, 900), extra_args: Iterable[str] = (),
+                      profile_prefix: str = "quiz-chromium-", log_browser: bool = False) -> Iterator[Any]:
+    """A Selenium driver for /usr/bin/chromium through /usr/bin/chromedriver, headless, on a throwaway
+    profile. Selenium Manager is kept offline (``SE_OFFLINE``) so that it never downloads anything;
+    ``log_browser`` keeps the browser console log for ``driver.get_log("browser")``."""
+    require_browser()
+    previous = os.environ.get("SE_OFFLINE")
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download a browser or driver
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix=profile_prefix)
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}", *extra_args):
+        options.add_argument(arg)
+    if log_browser:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = None
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+        driver.set_page_load_timeout(60)
+        yield driver
+    finally:
+        if driver is not None:
+            driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+        if previous is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = previous
+
+
+def wait_for(driver, condition, message: str, timeout: float = 20):
+    """``WebDriverWait(...).until(condition, message)``, polling every 0.1 s."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)

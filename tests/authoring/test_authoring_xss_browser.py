@@ -4,17 +4,12 @@ and the author's list. Every payload tries to set window.__xss / document.title 
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import threading
-
 import pytest
+
+from quizapp import testing
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 TITLE = "XSS-CANARY"
 QID = "auth-xss-payloads"
 
@@ -60,9 +55,6 @@ def xss_question() -> dict:
 
 @pytest.fixture(scope="module")
 def xss_server(tmp_path_factory):
-    from waitress.server import create_server
-
-    from quizapp import testing
     from quizapp.auth import create_author, create_token
     from quizapp.db import get_db
 
@@ -78,49 +70,19 @@ def xss_server(tmp_path_factory):
     assert r.status_code == 201 and r.get_json()["selftest"]["ok"], r.get_json()
     assert client.post(f"/api/v1/questions/{QID}/publish", headers=h).status_code == 200
 
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield {"url": f"http://127.0.0.1:{server.effective_port}", "user": "xss-author", "password": "xss-author-password"}
-    server.close()
-    thread.join(timeout=10)
+    with testing.serve_in_thread(app, threads=4) as url:
+        yield {"url": url, "user": "xss-author", "password": "xss-author-password"}
     get_db(app).dispose()
 
 
 @pytest.fixture(scope="module")
 def xss_browser():
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
-    if missing:
-        pytest.fail(f"needs Debian chromium and chromium-driver ({', '.join(missing)} missing)", pytrace=False)
-    previous = os.environ.get("SE_OFFLINE")
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download anything
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="auth-xss-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-                f"--user-data-dir={profile}", "--window-size=1280,900"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with testing.headless_chromium(window_size=(1280, 900), profile_prefix="auth-xss-chromium-") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-        if previous is None:
-            os.environ.pop("SE_OFFLINE", None)
-        else:
-            os.environ["SE_OFFLINE"] = previous
 
 
 def _wait(driver, cond, msg, timeout=20):
-    from selenium.webdriver.support.ui import WebDriverWait
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(cond, msg)
+    return testing.wait_for(driver, cond, msg, timeout)
 
 
 def _assert_inert(driver, where: str) -> None:

@@ -11,18 +11,15 @@ Set ``WEB_SCREENSHOT_DIR`` to keep phone-sized screenshots of the pages (develop
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from quizapp import testing
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 PHONE = (390, 844)
 WAIT_S = 20
 
@@ -31,8 +28,6 @@ WAIT_S = 20
 
 @pytest.fixture(scope="module")
 def web_live_server(tmp_path_factory, web_make_app, web_xss_question):
-    from waitress.server import create_server
-
     from quizapp.db import get_db
 
     tmp = tmp_path_factory.mktemp("web-live")
@@ -47,61 +42,22 @@ def web_live_server(tmp_path_factory, web_make_app, web_xss_question):
         qsvc.sync_bank(get_session(), [("test:xss", web_xss_question)])
         rows = qsvc.list_questions(get_session())
 
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    port = server.effective_port
-    thread = threading.Thread(target=server.run, name="web-live-server", daemon=True)
-    thread.start()
-    yield {"url": f"http://127.0.0.1:{port}", "app": app, "questions": rows}
-    server.close()
-    thread.join(timeout=10)
+    with testing.serve_in_thread(app, threads=4, name="web-live-server") as url:
+        yield {"url": url, "app": app, "questions": rows}
     get_db(app).dispose()
 
 
 # ------------------------------------------------------------------ browser
 
-def _require_browser() -> None:
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not (os.path.isfile(p) and os.access(p, os.X_OK))]
-    if missing:
-        pytest.fail(
-            f"browser test needs Debian's chromium and chromium-driver ({', '.join(missing)} missing): "
-            "run scripts/install-browser (scripts/test does this)", pytrace=False)
-
-
 @pytest.fixture(scope="module")
 def web_browser():
-    _require_browser()
-    previous = os.environ.get("SE_OFFLINE")
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download a browser or driver
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="web-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-                f"--user-data-dir={profile}", f"--window-size={PHONE[0]},{PHONE[1]}", "--lang=en-US"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path=CHROMEDRIVER)
-    driver = webdriver.Chrome(service=service, options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with testing.headless_chromium(window_size=PHONE, extra_args=("--lang=en-US",), profile_prefix="web-chromium-",
+                                   log_browser=True) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-        if previous is None:
-            os.environ.pop("SE_OFFLINE", None)
-        else:
-            os.environ["SE_OFFLINE"] = previous
 
 
 def _wait(driver, condition, message: str, timeout: float = WAIT_S):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
+    return testing.wait_for(driver, condition, message, timeout)
 
 
 def _shot(driver, name: str) -> None:
