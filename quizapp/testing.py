@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 
 SAMPLE_QUESTION: dict[str, Any] = {
@@ -89,6 +89,45 @@ def load_sample(app, *questions: dict[str, Any]):
             session.close()
 
 
+
+
+def schema_diffs(engine) -> list:
+    """What Alembic's autogenerate finds between the database behind ``engine`` and the models."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    from .models import Base
+
+    with engine.connect() as conn:
+        return compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
+
+
+def assert_migration_round_trip(app, *, on_head: Callable[[Any], None] | None = None) -> str:
+    """On an app whose database is empty: upgrade to head matches the models (``on_head(connection)`` may check
+    more there), a second upgrade migrates nothing, downgrade to base leaves only ``alembic_version`` and
+    upgrading again matches the models. Returns the head revision; disposes of the engine."""
+    from sqlalchemy import inspect
+
+    from .db import get_db
+    from .migrate import current_revision, downgrade, head_revision, upgrade
+
+    engine = get_db(app).engine
+    assert inspect(engine).get_table_names() == []
+    before, after = upgrade(app)
+    assert before is None and after == head_revision(app)
+    assert schema_diffs(engine) == []
+    if on_head is not None:
+        with engine.connect() as conn:
+            on_head(conn)
+    assert upgrade(app) == (after, after)  # a second run migrates nothing
+    downgrade(app, "base")
+    assert current_revision(app) is None
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    upgrade(app)
+    assert current_revision(app) == after
+    assert schema_diffs(engine) == []
+    engine.dispose()
+    return after
 
 
 @contextmanager

@@ -1,31 +1,11 @@
 """Alembic: upgrade to head on an empty database matches the models; downgrade to base works."""
 
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
-
 from quizapp import testing
 from quizapp.db import get_db
-from quizapp.migrate import current_revision, downgrade, head_revision, upgrade
-from quizapp.models import Base
 
 
 def test_upgrade_matches_models_and_downgrade_to_base(tmp_path):
-    app = testing.make_app(tmp_path, migrate=False)
-    engine = get_db(app).engine
-    assert inspect(engine).get_table_names() == []
-    before, after = upgrade(app)
-    assert before is None and after == head_revision(app)
-    with engine.connect() as conn:
-        diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
-    assert diffs == []
-    assert upgrade(app) == (after, after)  # a second run migrates nothing
-    downgrade(app, "base")
-    assert current_revision(app) is None
-    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
-    upgrade(app)
-    assert current_revision(app) == after
-    engine.dispose()
+    testing.assert_migration_round_trip(testing.make_app(tmp_path, migrate=False))
 
 
 def test_sqlite_pragmas(tmp_path):

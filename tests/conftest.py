@@ -1,3 +1,5 @@
+"""Fixtures shared across the test folders: ``app``, the service on a migrated SQLite file holding the
+sample question (``quizapp.testing``), and ``client``, its test client."""
 
 import pytest
 
