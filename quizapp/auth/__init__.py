@@ -11,7 +11,7 @@ from __future__ import annotations
 from .accounts import (AccountError, Principal, authenticate_password, create_author, create_token,
                        list_tokens, resolve_token, revoke_token, set_password)
 from .csrf import csrf_token, check_csrf
-from .errors import Conflict, Forbidden, Unauthorized
+from ..errors import Conflict, Forbidden, Unauthorized
 from .guard import current_principal, require_author
 
 __all__ = ["AccountError", "Conflict", "Forbidden", "Principal", "Unauthorized", "authenticate_password",

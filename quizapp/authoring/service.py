@@ -18,10 +18,9 @@ from typing import Any, Iterable, Mapping
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..errors import NotFound, ValidationError
+from ..errors import Conflict, NotFound, ValidationError
 from ..models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
-from ..auth.errors import Conflict
 from ..timeutil import iso_utc
 
 MIN_SEEDS = 20
