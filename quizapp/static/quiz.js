@@ -387,6 +387,21 @@
     return el('code', null, typeof value === 'string' ? value : JSON.stringify(roundDeep(value)));
   }
 
+  // Option ids are internal (the display order is shuffled per variant): show the correct options'
+  // own text, and mark them in place.
+  function choiceExpectedNode(pid, value) {
+    var ids = Array.isArray(value) ? value : [value];
+    var ul = el('ul', 'expected-options');
+    ids.forEach(function (id) {
+      var input = document.getElementById('answer-' + pid + '-' + id);
+      var label = input ? input.closest('label') : null;
+      if (label) { label.classList.add('option-correct'); }
+      var textEl = label ? label.querySelector('.option-text') : null;
+      ul.appendChild(el('li', null, textEl ? textEl.textContent : String(id)));
+    });
+    return ul;
+  }
+
   function roundDeep(v) {
     if (typeof v === 'number') { return Number.isInteger(v) ? v : Number(v.toPrecision(6)); }
     return Array.isArray(v) ? v.map(roundDeep) : v;
@@ -481,8 +496,11 @@
         var dd = el('dd');
         var fsx = document.getElementById('part-' + pid);
         var val = expected[pid];
-        if (fsx && fsx.getAttribute('data-kind') === 'choice' && Array.isArray(val)) { val = val.join(', '); }
-        dd.appendChild(expectedNode(val));
+        if (fsx && fsx.getAttribute('data-kind') === 'choice') {
+          dd.appendChild(choiceExpectedNode(pid, val));
+        } else {
+          dd.appendChild(expectedNode(val));
+        }
         dl.appendChild(dd);
       });
       solutionEl.appendChild(dl);
