@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import jsonify, request
+from flask import current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
@@ -85,6 +85,16 @@ def query_int(name: str) -> int | None:
         return int(raw, 10)
     except ValueError:
         raise ValidationError(f"{name} must be an integer, got {raw!r}", name) from None
+
+
+def limit_small_bodies(large_endpoints: set[str] | frozenset[str]) -> None:
+    """Before a request: every endpoint outside ``large_endpoints`` takes at most ``SMALL_BODY_LIMIT``
+    bytes (when that is below the app's ``MAX_CONTENT_LENGTH``)."""
+    if request.endpoint not in large_endpoints:
+        limit = current_app.config.get("SMALL_BODY_LIMIT")
+        app_limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        if limit and (app_limit is None or limit < app_limit):
+            request.max_content_length = limit
 
 
 def ok(body: Any, status: int = 200):

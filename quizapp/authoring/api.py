@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from ..api.helpers import check_unknown, field, json_body, ok
+from ..api.helpers import check_unknown, field, json_body, limit_small_bodies, ok
 from ..auth import require_author
 from ..db import get_session
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
@@ -32,11 +32,7 @@ LARGE = {"authoring_api.import_bank"}
 
 @bp.before_request
 def _guard() -> None:
-    if request.endpoint not in LARGE:
-        limit = current_app.config.get("SMALL_BODY_LIMIT")
-        app_limit = current_app.config.get("MAX_CONTENT_LENGTH")
-        if limit and (app_limit is None or limit < app_limit):
-            request.max_content_length = limit
+    limit_small_bodies(LARGE)
     require_author()  # before the body is even read
 
 

@@ -19,14 +19,13 @@ from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
 from ..db import get_session
 from ..errors import ServiceError
+from ..headers import set_security_headers
 from ..rendering import render_inline, render_markdown
 from . import service
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
                static_folder="../static", static_url_path="/static")
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 PUBLIC = {"author.login", "author.static"}
 PREVIEW_MAX_CHARS = 200_000
 
@@ -77,10 +76,7 @@ def _guard():
 
 @bp.after_request
 def _headers(response):
-    response.headers["Content-Security-Policy"] = CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "same-origin"
-    response.headers["X-Frame-Options"] = "DENY"
+    set_security_headers(response)
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -11,15 +11,13 @@ from typing import Any
 
 from flask import g, jsonify, redirect, render_template, request, url_for
 
+from quizapp.headers import set_security_headers
 from quizapp.rendering import render_inline, render_markdown
 
 from . import bp, data
 from .i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, LANGS, current_lang, js_strings, t
 
 LEVELS = ("L1", "L2", "L3")
-
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 RENDER_MAX_ITEMS = 500
 RENDER_MAX_CHARS = 200_000
@@ -34,10 +32,7 @@ def _pick_language() -> None:
 
 @bp.after_request
 def _security_headers(response):
-    response.headers["Content-Security-Policy"] = CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "same-origin"
-    response.headers["X-Frame-Options"] = "DENY"
+    set_security_headers(response)
     if getattr(g, "_quiz_lang_set_cookie", False):
         response.set_cookie(LANG_COOKIE, g._quiz_lang, max_age=LANG_COOKIE_MAX_AGE, samesite="Lax",
                             httponly=False, secure=request.is_secure)
