@@ -2,8 +2,6 @@
 
 import json
 
-import pytest
-
 from checkers.params import resolve_value
 from checkers.bank import params_for
 from quizapp.testing import SAMPLE_QUESTION

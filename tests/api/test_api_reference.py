@@ -1,7 +1,5 @@
 """The reference engine over HTTP (shared/reference-contract.md §2)."""
 
-import math
-
 import pytest
 
 

@@ -3,7 +3,6 @@ the CLI (export --out / import DIR) and through the API (json and zip)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from quizapp import testing
@@ -86,7 +85,7 @@ def test_authoring_cli_import_refuses_a_broken_file(tmp_path, authoring_question
 def test_authoring_api_export_import_roundtrip_with_real_bank(tmp_path, authoring_question):
     """The seed bank (questions/) round-trips through the API: json and zip."""
     a = _bank_app(tmp_path, "d")
-    from quizapp.services.questions import load_bank_dir, list_questions
+    from quizapp.services.questions import load_bank_dir
     s = get_db(a).Session()
     load_bank_dir(s, a.config["QUIZ_BANK_PATH"])
     s.close()

@@ -3,10 +3,6 @@ be published; a schema error is refused outright; YAML bodies work like JSON one
 
 from __future__ import annotations
 
-import copy
-
-import pytest
-
 from checkers.bank import dump_question, params_for
 
 

@@ -5,7 +5,7 @@ import pytest
 from quizapp import testing
 from quizapp.db import get_db
 from quizapp.errors import NotFound, ValidationError
-from quizapp.models import Attempt, Question, QuestionVersion
+from quizapp.models import Attempt, QuestionVersion
 from quizapp.services import attempts, questions
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-import pytest
 
 CSP_START = "default-src 'self'"
 
