@@ -93,8 +93,7 @@ class ChoiceChecker:
             if frozenset(ans if isinstance(ans, list) else [ans]) == parsed:
                 return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, {"selected": len(parsed)})
         if spec.get("multiple", False):
-            fb = msg("Not quite: the selection is not exactly the set of correct options.",
-                     "不完全对：所选选项与正确选项集合不一致。")
+            fb = _selection_feedback(len(parsed - corr), len(corr - parsed))
         else:
             fb = msg("Not correct.", "不正确。")
         return Verdict("incorrect", 0.0, fb, None, interp, {"selected": len(parsed)})
@@ -115,6 +114,18 @@ class ChoiceChecker:
             ex.incorrect.append((m["answer"], m["note"]))
         ex.invalid += ["zz-not-an-option", [], 42]
         return ex
+
+
+def _selection_feedback(wrong: int, missed: int) -> dict[str, str]:
+    """Say how the selection differs (counts only: which options stays for the learner to find)."""
+    en, zh = [], []
+    if wrong:
+        en.append(f"{wrong} of your selected options {'is' if wrong == 1 else 'are'} not correct")
+        zh.append(f"你选的选项中有 {wrong} 个不正确")
+    if missed:
+        en.append(f"you missed {missed} correct option{'' if missed == 1 else 's'}")
+        zh.append(f"漏选了 {missed} 个正确选项")
+    return msg("Not quite: " + "; ".join(en) + ".", "不完全对：" + "；".join(zh) + "。")
 
 
 register_checker(ChoiceChecker())

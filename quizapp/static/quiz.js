@@ -439,7 +439,9 @@
         head.appendChild(el('span', 'verdict-score', fmt(v.score) + (typeof v.max_score === 'number' ? ' / ' + fmt(v.max_score) : '')));
       }
       box.appendChild(head);
-      if (v.interpreted_as && v.interpreted_as.mathml && fs.getAttribute('data-kind') !== 'derivation') {
+      // Derivations show their lines step by step; a choice's ticked boxes already show what was read.
+      var kind = fs.getAttribute('data-kind');
+      if (v.interpreted_as && v.interpreted_as.mathml && kind !== 'derivation' && kind !== 'choice') {
         var ia = el('div', 'verdict-interp');
         ia.appendChild(el('span', 'preview-label', T('interpreted_as') + ': '));
         ia.appendChild(mathOrText(v.interpreted_as));

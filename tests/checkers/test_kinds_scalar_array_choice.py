@@ -110,6 +110,15 @@ def test_choice_multiple_is_order_insensitive():
     assert grading.grade(["a"], CH, {}).note == "only-a"
 
 
+def test_choice_multiple_feedback_counts_wrong_and_missed_options():
+    # correct = {a, c}; {a, b, d}: b and d are wrong picks, c is missed
+    fb = grading.grade(["a", "b", "d"], CH, {}).feedback
+    assert "2 of your selected options are not correct" in fb["en"] and "missed 1 correct option" in fb["en"]
+    assert "2 个不正确" in fb["zh"] and "漏选了 1 个" in fb["zh"]
+    only_missed = grading.grade(["c"], CH, {}).feedback["en"]
+    assert "missed 1" in only_missed and "not correct" not in only_missed
+
+
 def test_choice_unknown_option_is_invalid_and_named():
     v = grading.grade(["a", "zz"], CH, {})
     assert v.status == "invalid" and "zz" in v.feedback["en"]
