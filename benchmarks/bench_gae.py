@@ -2,8 +2,8 @@
 
 Run: python benchmarks/bench_gae.py [--batch 256] [--length 4096] [--device cpu]
 
-The (256, 4096) batch has 1,048,576 elements, above the registry's per-argument limit of 1,000,000, so
-the script times the engine's tensor function ``gae_t`` (what ``advantages.gae`` runs after coercion).
+The engine is timed through ``reference.call("advantages.gae", ...)``, argument checking included, as a
+notebook user would call it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 
 import torch
 
-from checkers.reference.advantages import gae_t
+from checkers import reference
 
 
 def loop_gae(rewards, values, mask, gamma, lam):
@@ -70,7 +70,12 @@ def main() -> None:
     device = torch.device(args.device)
     rewards, values, mask = make_batch(args.batch, args.length, device)
 
-    t_engine, (adv_e, ret_e) = timed(lambda: gae_t(rewards, values, mask, args.gamma, args.lam), args.repeats, device)
+    def engine():
+        out = reference.call("advantages.gae", rewards=rewards, values=values, mask=mask, gamma=args.gamma,
+                             lam=args.lam, device=str(device))
+        return out["advantages"], out["returns"]
+
+    t_engine, (adv_e, ret_e) = timed(engine, args.repeats, device)
     t_loop, (adv_l, ret_l) = timed(lambda: loop_gae(rewards, values, mask, args.gamma, args.lam), args.repeats, device)
     diff = max((adv_e - adv_l).abs().max().item(), (ret_e - ret_l).abs().max().item())
     print(f"GAE verl convention, batch ({args.batch}, {args.length}), float64, device {device}, "
