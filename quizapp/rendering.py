@@ -27,6 +27,7 @@ __all__ = [
     "render_markdown",
     "render_inline",
     "render_math",
+    "plain_text",
     "sanitize_html",
     "ALLOWED_TAGS",
     "MATHML_TAGS",
@@ -203,3 +204,34 @@ def _render_math(latex: str, display: bool) -> str:
 def render_math(latex, display: bool = False) -> Markup:
     """One LaTeX expression -> sanitised MathML."""
     return Markup(_render_math(_clip(latex), bool(display)))
+
+
+_GREEK = {name: chr(code) for name, code in (
+    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
+    ("varepsilon", 0x3B5), ("eta", 0x3B7), ("theta", 0x3B8), ("lambda", 0x3BB), ("mu", 0x3BC),
+    ("pi", 0x3C0), ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6), ("chi", 0x3C7),
+    ("omega", 0x3C9), ("Gamma", 0x393), ("Delta", 0x394), ("Theta", 0x398), ("Lambda", 0x39B),
+    ("Pi", 0x3A0), ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Omega", 0x3A9))}
+_SYMBOLS = {"cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠",
+            "to": "→", "infty": "∞", "sum": "Σ", "approx": "≈", "|": "‖", "mid": "|", "propto": "∝"}
+_WRAPPERS = re.compile(r"\\(?:text|mathrm|mathbf|mathit|operatorname|mathbb)\s*\{([^{}]*)\}")
+_COMMAND = re.compile(r"\\([A-Za-z]+|\|)")
+
+
+def _latex_to_plain(latex: str) -> str:
+    out = _WRAPPERS.sub(r"\1", latex)
+    out = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", out)  # x_{ref} -> x_ref, so \frac's groups are flat
+    out = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"\1/\2", out)
+    out = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", out)
+    out = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)\b", "", out)
+    out = re.sub(r"\\[,;:! ]", " ", out)
+    out = _COMMAND.sub(lambda m: _GREEK.get(m.group(1)) or _SYMBOLS.get(m.group(1)) or m.group(1), out)
+    return re.sub(r"\s+", " ", out.replace("{", "").replace("}", "")).strip()
+
+
+def plain_text(text) -> str:
+    """One line of authored Markdown as plain text (a page's ``<title>``, where markup cannot go):
+    ``$\\pi_{\\text{ref}}$`` becomes ``π_ref``; emphasis and code marks are dropped."""
+    source = _clip(text)
+    source = re.sub(r"\$\$?(.+?)\$?\$", lambda m: _latex_to_plain(m.group(1)), source)
+    return re.sub(r"[*`]+", "", source).strip()

@@ -12,7 +12,7 @@ from typing import Any
 from flask import g, jsonify, redirect, render_template, request, url_for
 
 from quizapp.headers import set_security_headers
-from quizapp.rendering import render_inline, render_markdown
+from quizapp.rendering import plain_text, render_inline, render_markdown
 
 from . import bp, data
 from .i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, LANGS, current_lang, js_strings, t
@@ -177,7 +177,7 @@ def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
         "level": view.get("level"),
         "tags": list(view.get("tags") or []),
         "title_html": render_inline(view.get("title") or view["id"]),
-        "title_text": view.get("title") or view["id"],
+        "title_text": plain_text(view.get("title") or view["id"]),
         "prompt_html": render_markdown(view.get("prompt") or ""),
         "parts": [_page_part(p) for p in view.get("parts") or []],
     }

@@ -202,3 +202,11 @@ def test_web_rendering_huge_input_is_bounded():
 def test_web_rendering_inspector_catches_unsafe_html(bad):
     with pytest.raises(AssertionError):
         assert_inert(bad)
+
+
+def test_web_plain_text_for_page_titles():
+    from quizapp.rendering import plain_text
+    assert plain_text(r"Deriving k3 from $f(x) = e^x - x - 1$") == "Deriving k3 from f(x) = e^x - x - 1"
+    assert plain_text(r"$\mathrm{KL}(\pi_\theta\,\|\,\pi_{\text{ref}})$ is **not** `symmetric`") == \
+        "KL(π_θ ‖ π_ref) is not symmetric"
+    assert plain_text(r"$\dfrac{\pi_\theta}{\pi_{\text{ref}}}$ and $\beta$") == "π_θ/π_ref and β"
