@@ -359,7 +359,7 @@ class Parser:
             name = self.lookup(full)
             if name is None:
                 raise unknown_name(full, t.col, ctx)
-            return ("var", name)
+            return self.conditioned(("var", name))
         if kind is None:
             pieces = _split_word(word, ctx.known_words) if self.typed(t) else None
             if not pieces or len(pieces) < 2:
@@ -372,12 +372,41 @@ class Parser:
             return self.name_atom()
         self.advance()
         if kind == "var":
-            return ("var", word)
+            return self.conditioned(("var", word))
         if kind == "const":
             return ("const", CONSTANTS[word])
         if kind == "ufunc":
             return self.call(word, t)
         return self.call(ALIASES.get(word, "sigmoid" if word == SIGMA_NAME else word), t)
+
+    #: Tokens allowed inside a conditioning annotation such as ``(y|x)`` or ``(y_w \\mid x)``.
+    _COND_OPS = {"_", "|", ",", "{", "}"}
+
+    def conditioned(self, node: Any) -> Any:
+        """Skip a probability's conditioning annotation right after a variable: ``pi_theta(y|x)`` is the
+        variable ``pi_theta`` (the tutorial's notation). Only a bracket holding names with exactly one
+        top-level ``|`` qualifies, so no valid product or absolute value is ever swallowed."""
+        toks, i = self.toks, self.i
+        if not (toks[i].kind == "op" and toks[i].val == "("):
+            return node
+        j, bars, names = i + 1, 0, 0
+        while j < len(toks):
+            t = toks[j]
+            if t.kind == "op" and t.val == ")":
+                break
+            if t.kind == "name" or t.kind == "num":
+                names += 1
+            elif t.kind == "op" and t.val in self._COND_OPS:
+                bars += t.val == "|"
+            else:
+                return node
+            j += 1
+        else:
+            return node
+        if bars != 1 or names < 2 or j >= len(toks):
+            return node
+        self.i = j + 1
+        return node
 
     def typed(self, t: Tok) -> bool:
         """True for a run of ASCII letters typed as such (not ``\\beta`` / ``β``): only those are split."""
