@@ -47,6 +47,8 @@ class DPOTerms:
     r_chosen: torch.Tensor          # π_c − π_ref,c (with the reference)
     r_rejected: torch.Tensor        # π_r − π_ref,r
     h: torch.Tensor                 # sigmoid-family logits s(r̃_c) − s(r̃_r)
+    s_chosen: torch.Tensor          # s(r_c), the f-divergence score of the log-ratio with the reference
+    s_rejected: torch.Tensor        # s(r_r)
     h_length: torch.Tensor | None   # s(r̃_c)/ℓ_c − s(r̃_r)/ℓ_r when lengths are given
     logratios: torch.Tensor         # π_c − π_r
     ref_logratios: torch.Tensor     # π_ref,c − π_ref,r
@@ -97,13 +99,23 @@ def _dpo_exo_pair(t: DPOTerms) -> torch.Tensor:
     return torch.sigmoid(z) * (F.logsigmoid(z) - log_pw) + torch.sigmoid(-z) * (F.logsigmoid(-z) - log_pl)
 
 
+def _scores(t: DPOTerms) -> tuple[torch.Tensor, torch.Tensor]:
+    """The per-response quantities of nca_pair, bco_pair and sppo_hard: TRL head feeds them the
+    f-divergence scores s(r), v0.28 the plain log-ratios r (the two agree under reverse_kl)."""
+    if t.version == "head":
+        return t.s_chosen, t.s_rejected
+    return t.r_chosen, t.r_rejected
+
+
 def _dpo_nca_pair(t: DPOTerms) -> torch.Tensor:
-    zc, zr = t.beta * t.r_chosen, t.beta * t.r_rejected
+    sc, sr = _scores(t)
+    zc, zr = t.beta * sc, t.beta * sr
     return -F.logsigmoid(zc) - 0.5 * F.logsigmoid(-zc) - 0.5 * F.logsigmoid(-zr)
 
 
 def _dpo_bco_pair(t: DPOTerms) -> torch.Tensor:
-    zc, zr = t.beta * t.r_chosen, t.beta * t.r_rejected
+    sc, sr = _scores(t)
+    zc, zr = t.beta * sc, t.beta * sr
     if t.bco_delta is not None:
         delta: torch.Tensor | float = t.bco_delta
     elif t.version == "head":
@@ -118,7 +130,8 @@ def _dpo_bco_pair(t: DPOTerms) -> torch.Tensor:
 
 
 def _dpo_sppo_hard(t: DPOTerms) -> torch.Tensor:
-    return (t.r_chosen - 0.5 / t.beta) ** 2 + (t.r_rejected + 0.5 / t.beta) ** 2
+    sc, sr = _scores(t)
+    return (sc - 0.5 / t.beta) ** 2 + (sr + 0.5 / t.beta) ** 2
 
 
 def _dpo_aot(t: DPOTerms) -> torch.Tensor:
@@ -136,12 +149,17 @@ def _dpo_apo_zero(t: DPOTerms) -> torch.Tensor:
 
 
 def _dpo_apo_down(t: DPOTerms) -> torch.Tensor:
-    return torch.sigmoid(t.beta * t.r_chosen) + (1 - torch.sigmoid(t.beta * (t.r_chosen - t.r_rejected)))
+    sc, sr = _scores(t)  # head: the second term is σ(β(s_c − s_r)), the f-divergence score difference
+    return torch.sigmoid(t.beta * t.r_chosen) + (1 - torch.sigmoid(t.beta * (sc - sr)))
 
 
 def _dpo_discopop(t: DPOTerms) -> torch.Tensor:
-    # v0.28 rebuilds the plain reverse-KL logits here, with the reference and without f-divergence.
-    z = t.beta * (t.logratios - t.ref_logratios)
+    # v0.28 rebuilds the plain reverse-KL logits here, with the reference and without f-divergence;
+    # head uses the f-divergence score difference s(r_c) − s(r_r).
+    if t.version == "head":
+        z = t.beta * (t.s_chosen - t.s_rejected)
+    else:
+        z = t.beta * (t.logratios - t.ref_logratios)
     mix = torch.sigmoid(z / t.discopop_tau)
     return -F.logsigmoid(z) * (1 - mix) + torch.exp(-z) * mix
 
@@ -285,7 +303,8 @@ def _dpo_outputs(policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch
     s_r = f_divergence_score(h_r_r, f_divergence, f_alpha)
     terms = DPOTerms(
         beta=beta, label_smoothing=label_smoothing, version=trl_version, r_chosen=r_c, r_rejected=r_r,
-        h=s_c - s_r, h_length=None if len_c is None else s_c / len_c - s_r / len_r,
+        h=s_c - s_r, s_chosen=f_divergence_score(r_c, f_divergence, f_alpha),
+        s_rejected=f_divergence_score(r_r, f_divergence, f_alpha), h_length=None if len_c is None else s_c / len_c - s_r / len_r,
         logratios=policy_chosen_logps - policy_rejected_logps,
         ref_logratios=ref_chosen_logps - ref_rejected_logps,
         bco_delta=bco_delta, nll_loss=nll_loss, discopop_tau=discopop_tau)
@@ -356,7 +375,9 @@ def dpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejec
     apo_down σ(βr_c) + 1 − σ(β(r_c − r_r)); discopop with z = β(r_c − r_r):
     −log σ(z)(1 − σ(z/τ)) + e^{−z}σ(z/τ); sft the given nll_loss.
 
-    ``reference_free`` only changes h. Rewards are β·r (detached, as TRL), margins their difference,
+    Under ``trl_version="head"`` nca_pair, bco_pair, sppo_hard, the second apo_down term and discopop
+    take the f-divergence scores s(r_c), s(r_r) (with the reference) in place of r_c, r_r (TRL head
+    ``_compute_loss``); v0.28 uses the plain log-ratios there. ``reference_free`` only changes h. Rewards are β·r (detached, as TRL), margins their difference,
     accuracies 1[chosen_reward > rejected_reward]; ``loss`` = mean(losses). A list of loss types gives
     losses = Σ w·losses_type per pair, so loss = Σ w·mean(losses_type), and one ``losses_<type>`` output
     per type.
