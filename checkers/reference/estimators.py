@@ -56,7 +56,14 @@ def _base_value(log_prob: torch.Tensor, ref_log_prob: torch.Tensor, base: str, c
     if convention == "openrlhf":
         # OpenRLHF computes the log-ratio in float32 and clamps every estimator's value.
         lp, ref = log_prob.float(), ref_log_prob.float()
-        return estimator_t(lp, ref, base).clamp(min=-KL_VALUE_CLAMP, max=KL_VALUE_CLAMP)
+        if base in ("k3", "low_var_kl"):
+            # OpenRLHF's own float32 evaluation order, e^(−r) − 1 + r with r = log_prob − ref_log_prob:
+            # for small |r| the value is a cancellation, so another order differs by far more than 1 ulp.
+            log_ratio = lp - ref
+            value = (-log_ratio).exp() - 1 + log_ratio
+        else:
+            value = estimator_t(lp, ref, base)
+        return value.clamp(min=-KL_VALUE_CLAMP, max=KL_VALUE_CLAMP)
     if convention == "verl" and base in ("k3", "low_var_kl"):
         delta = torch.clamp(ref_log_prob - log_prob, min=-VERL_K3_LOG_RATIO_CLAMP, max=VERL_K3_LOG_RATIO_CLAMP)
         value = torch.exp(delta) - delta - 1

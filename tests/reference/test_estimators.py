@@ -97,3 +97,24 @@ def test_full_mode_points_to_full_vocab():
     from checkers.reference.estimators import kl_penalty_t
     with pytest.raises(ReferenceInputError, match="kl.full_vocab"):
         kl_penalty_t(torch.zeros(1), torch.zeros(1), "full")
+
+
+def test_openrlhf_k3_uses_openrlhf_float32_evaluation_order():
+    # OpenRLHF compute_approx_kl: r = float32(log_prob) − float32(ref_log_prob), k3 = (e^(−r) − 1) + r in
+    # float32, clamped to ±10. For small |r| the value (≈ r²/2) is a cancellation, so the order of the
+    # float32 operations decides far more than the last bit: e^Δ − Δ − 1 (Δ = −r) is a different number.
+    lp = torch.tensor([-1.0, -2.0, -0.5, -3.0, -1.25, -0.75], dtype=torch.float32)
+    r_wanted = torch.tensor([1e-4, 3e-4, 1e-3, -2e-3, 5e-3, -7e-3], dtype=torch.float32)
+    ref = lp - r_wanted
+    r = lp - ref                                  # the float32 log-ratio OpenRLHF forms
+    upstream_order = (torch.exp(-r) - 1) + r      # written as in OpenRLHF, in float32
+    other_order = torch.exp(-r) - (-r) - 1        # e^Δ − Δ − 1
+    assert not torch.equal(upstream_order, other_order)   # the inputs do tell the two orders apart
+    for in_dtype, extra in ((torch.float32, {"dtype": "float32"}), (torch.float64, {})):
+        out = call("kl.penalty", log_prob=lp.to(in_dtype), ref_log_prob=ref.to(in_dtype), mode="k3",
+                   convention="openrlhf", **extra)["kl"]
+        assert out.dtype == torch.float32
+        assert torch.equal(out, upstream_order)
+    # the clamp at 10 still applies: r = −20 gives e^20 − 21 > 10
+    big = call("kl.penalty", log_prob=[0.0], ref_log_prob=[20.0], mode="low_var_kl", convention="openrlhf")["kl"]
+    assert big.tolist() == [10.0]
