@@ -26,6 +26,25 @@ OPENRLHF_WHITEN_EPS = 1e-8
 
 # --- the scan ------------------------------------------------------------------------------------
 
+def _all_finite(*tensors: torch.Tensor) -> bool:
+    return all(bool(torch.isfinite(t).all().item()) for t in tensors)
+
+
+def _sequential_reverse_scan(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """x_t = b_t + a_t·x_{t+1}, one step at a time, as the upstream loops evaluate it.
+
+    The fast scans below weight every b_k by a (possibly zero) product, so a non-finite b_k would leak
+    into x_t for t > k through 0·inf = nan; with a non-finite input this loop is used instead, and x_t
+    depends on b_k (k ≥ t) only, with IEEE arithmetic exactly as the upstream loop.
+    """
+    out = torch.empty_like(b)
+    x = torch.zeros(b.shape[0], dtype=b.dtype, device=b.device)
+    for t in reversed(range(b.shape[1])):
+        x = b[:, t] + a[:, t] * x
+        out[:, t] = x
+    return out
+
+
 def reverse_linear_scan(a: torch.Tensor, b: torch.Tensor, chunk: int = SCAN_CHUNK) -> torch.Tensor:
     """x_t = b_t + a_t·x_{t+1} along the last axis with x_T = 0, for (B, T) tensors.
 
@@ -36,6 +55,8 @@ def reverse_linear_scan(a: torch.Tensor, b: torch.Tensor, chunk: int = SCAN_CHUN
     """
     if a.shape != b.shape:
         a = a.expand_as(b)
+    if not _all_finite(a, b):
+        return _sequential_reverse_scan(a, b)
     B, T = b.shape
     out = torch.empty_like(b)
     carry = torch.zeros(B, dtype=b.dtype, device=b.device)
@@ -68,6 +89,8 @@ def constant_reverse_scan(b: torch.Tensor, c: float, chunk: int = SCAN_CHUNK) ->
     B, T = b.shape
     if T == 0:
         return b.clone()
+    if not (math.isfinite(c) and _all_finite(b)):
+        return _sequential_reverse_scan(torch.full_like(b, c), b)
     C = min(chunk, T)
     n = math.ceil(T / C)
     padded = b if n * C == T else torch.nn.functional.pad(b, (0, n * C - T))
@@ -363,7 +386,13 @@ def rloo_t(scores: torch.Tensor, ids: torch.Tensor, normalize: bool = False, sin
     lone = others_cnt == 0
     baseline = others_sum / torch.where(lone, torch.ones_like(others_cnt), others_cnt)
     adv = s - baseline
-    adv = torch.where(lone, s if singleton == "score" else torch.zeros_like(s), adv)
+    if convention == "trl" and singleton == "zero":
+        # TRL head: a row without a scorable sibling gets the baseline 0/0 = nan, so it stays out of the
+        # normalisation statistics below; nan_to_num then makes its advantage 0.
+        fill = torch.full_like(s, math.nan)
+    else:
+        fill = s if singleton == "score" else torch.zeros_like(s)
+    adv = torch.where(lone, fill, adv)
     if normalize:
         ok = ~torch.isnan(adv)
         a = adv[ok]
@@ -395,7 +424,8 @@ def advantages_rloo(ctx: TensorContext, scores: torch.Tensor | None, token_level
       (``singleton="score"``); the vectorised verl version and trl/openrlhf give 0 (``"zero"``).
     * trl: the baseline is the nansum over the scorable (non-nan) others divided by their count; a row
       with no scorable other follows ``singleton``; nan advantages become 0.
-    ``normalize=True`` (TRL): A ← (A − mean)/(std + 1e-4) over the rows whose A is not nan, unbiased std.
+    ``normalize=True`` (TRL): A ← (A − mean)/(std + 1e-4) over the rows whose A is not nan (under trl also
+    leaving out rows with no scorable sibling, whose A is 0), unbiased std.
     With ``mask``, ``token_advantages`` = A·m. Detached.
     """
     s = _scores_from(scores, token_level_rewards, mask)

@@ -204,3 +204,30 @@ def test_validation_names_argument(name, kwargs, argument):
     with pytest.raises(ReferenceInputError) as err:
         call(name, **kwargs)
     assert err.value.argument == argument
+
+
+# --- non-finite inputs: x_t depends on the rewards at k ≥ t only (as the upstream loops) -----------------
+
+@pytest.mark.parametrize("convention", ["verl", "openrlhf"])
+def test_discounted_returns_non_finite_reward_stays_behind_it(convention):
+    # G_3 = 3, G_2 = 2 + ½·3 = 3.5, G_1 = inf + ½·3.5 = inf, G_0 = 1 + ½·inf = inf
+    out = call("advantages.discounted_returns", rewards=[[1.0, "inf", 2.0, 3.0]], mask=[[1, 1, 1, 1]],
+               gamma=0.5, convention=convention)["returns"]
+    assert out.tolist() == [[math.inf, math.inf, 3.5, 3.0]]
+    out = call("advantages.reinforce_pp", token_level_rewards=[[1.0, "inf", 2.0, 3.0], [1.0, 1.0, 1.0, 1.0]],
+               mask=[[1, 1, 1, 1], [1, 1, 1, 1]], gamma=0.5)["returns"]
+    assert out[0].tolist() == [math.inf, math.inf, 3.5, 3.0]
+
+
+@pytest.mark.parametrize("convention", ["verl", "trl", "openrlhf"])
+def test_gae_nan_reward_does_not_reach_later_positions(convention):
+    # V = 0, γ = λ = 1: A_3 = 2, A_2 = 1 + 2 = 3, A_1 = nan + 3 = nan, A_0 = 0 + nan = nan; R = A + V
+    for T_pad in (0, 100):  # short rows and rows longer than one scan chunk
+        r = [[0.0, "nan", 1.0, 2.0] + [0.0] * T_pad]
+        m = [[1, 1, 1, 1] + [0] * T_pad]
+        v = [[0.0] * (4 + T_pad)]
+        out = call("advantages.gae", rewards=r, values=v, mask=m, gamma=1.0, lam=1.0, convention=convention)
+        adv = out["advantages"][0, :4]
+        assert math.isnan(adv[0]) and math.isnan(adv[1])
+        assert adv[2:].tolist() == [3.0, 2.0]
+        assert out["returns"][0, 2:4].tolist() == [3.0, 2.0]
