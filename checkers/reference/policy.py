@@ -90,7 +90,8 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
     L1 = −A·ρ, L2 = −A·clip(ρ, 1 − ε_lo, 1 + ε_hi), Lc = max(L1, L2); dual clip (Ye et al. 2020):
     L3 = −A·c, L = min(L3, Lc) where A < 0, else Lc. per_token_loss = L (unmasked);
     pg_loss = loss.aggregate(L, mask, loss_agg_mode, global-batch arguments).
-    Metrics (masked means of the convention): pg_clipfrac = mean 1[L2 > L1]; ppo_kl = mean(−δ);
+    Metrics (masked means of the convention): pg_clipfrac = mean 1[L2 > L1]; ppo_kl = mean(−δ) (openrlhf,
+    as ``PolicyLoss``: mean of −(log_prob − old_log_prob), unclamped and detached);
     pg_clipfrac_lower = mean 1[Lc > L3]·1[A < 0] (0 when clip_ratio_c is None);
     approx_kl = ½·mean (log_prob − old_log_prob)² (unclamped). With ``ratio_threshold`` (TRL v0.11)
     pg_loss is multiplied by 0 when the masked mean of ρ exceeds it.
@@ -130,7 +131,8 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
     return {
         "pg_loss": pg_loss,
         "pg_clipfrac": pg_clipfrac,
-        "ppo_kl": masked_mean_t(-delta, mask, None, convention),
+        # OpenRLHF ``PolicyLoss`` reports the unclamped log-ratio, detached; verl the clamped one.
+        "ppo_kl": masked_mean_t(-(raw.detach() if convention == "openrlhf" else delta), mask, None, convention),
         "pg_clipfrac_lower": pg_clipfrac_lower,
         "per_token_loss": per_token,
         "approx_kl": 0.5 * masked_mean_t(raw ** 2, mask, None, convention),

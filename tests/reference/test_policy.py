@@ -215,3 +215,17 @@ def test_trpo_rejects_bad_mask():
     with pytest.raises(ReferenceInputError) as err:
         call("trpo.surrogate", log_prob=[[0.0]], old_log_prob=[[0.0]], advantages=[[1.0]], mask=[[2.0]])
     assert err.value.argument == "mask"
+
+
+def test_openrlhf_ppo_kl_is_the_unclamped_detached_log_ratio():
+    # OpenRLHF PolicyLoss: ppo_kl = masked_mean(−(log_prob − old_log_prob).detach()), no ±20 clamp;
+    # verl compute_policy_loss_vanilla uses the clamped log-ratio.
+    lp = t([[30.0, 1.0]], grad=True)
+    args = dict(old_log_prob=[[0.0, 0.0]], advantages=[[1.0, 1.0]], mask=[[1.0, 1.0]])
+    orl = call("ppo.policy_loss", log_prob=lp, convention="openrlhf", **args)
+    approx(orl["ppo_kl"], -(30.0 + 1.0) / 2)
+    assert not orl["ppo_kl"].requires_grad
+    verl = call("ppo.policy_loss", log_prob=lp, **args)
+    approx(verl["ppo_kl"], -(20.0 + 1.0) / (2 + 1e-8))
+    # the loss itself still uses the clamped ratio under both conventions: −(e^20 clipped to 1.2 ... ) → −1.2
+    approx(orl["per_token_loss"][0, 0], -1.2)
