@@ -36,7 +36,6 @@ import math
 import random
 import signal
 import threading
-import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
 
 import sympy as sp
 
-from . import sandbox
+from . import budget, sandbox
 
 Outcome = Literal["equal", "not_equal", "undecided"]
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
@@ -89,7 +88,7 @@ class BudgetExceeded(BaseException):
     """Raised inside sympy by the worker's timer (a BaseException, so sympy's ``except Exception`` can't eat it)."""
 
 
-_alarm_deadline: float | None = None   # monotonic deadline of the armed timer; None when disarmed
+_alarm_deadline: float | None = None   # budget.clock() deadline of the armed timer; None when disarmed
 
 
 def _on_alarm(signum, frame) -> None:  # pragma: no cover - runs in sandbox workers
@@ -97,22 +96,22 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - runs in sandbox work
     dl = _alarm_deadline
     if dl is None:
         return
-    left = dl - time.monotonic()
+    left = dl - budget.clock()
     if left > 1e-3:  # woke early: sleep on
-        signal.setitimer(signal.ITIMER_REAL, left)
+        signal.setitimer(budget.TIMER, left)
         return
     _alarm_deadline = None
     raise BudgetExceeded()
 
 
 def _can_interrupt() -> bool:
-    return (sandbox.in_worker() and hasattr(signal, "setitimer")
+    return (sandbox.in_worker() and hasattr(signal, "setitimer") and budget.TIMER is not None
             and threading.current_thread() is threading.main_thread())
 
 
 @contextmanager
 def interrupt_at(deadline: float) -> Iterator[None]:
-    """Raise :class:`BudgetExceeded` in the body once ``time.monotonic()`` passes ``deadline``.
+    """Raise :class:`BudgetExceeded` in the body once ``budget.clock()`` (CPU time) passes ``deadline``.
 
     Only in a sandbox worker's main thread; nests (the earlier deadline wins). The caller catches
     :class:`BudgetExceeded` *outside* the ``with`` block.
@@ -123,18 +122,18 @@ def interrupt_at(deadline: float) -> Iterator[None]:
         return
     outer = _alarm_deadline
     mine = deadline if outer is None else min(outer, deadline)
-    if signal.getsignal(signal.SIGALRM) is not _on_alarm:
-        signal.signal(signal.SIGALRM, _on_alarm)
+    if signal.getsignal(budget.TIMER_SIGNAL) is not _on_alarm:
+        signal.signal(budget.TIMER_SIGNAL, _on_alarm)
     _alarm_deadline = mine
-    signal.setitimer(signal.ITIMER_REAL, max(mine - time.monotonic(), 1e-4))
+    signal.setitimer(budget.TIMER, max(mine - budget.clock(), 1e-4))
     try:
         yield
     finally:
         _alarm_deadline = None
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(budget.TIMER, 0)
         if outer is not None:
             _alarm_deadline = outer
-            signal.setitimer(signal.ITIMER_REAL, max(outer - time.monotonic(), 1e-4))
+            signal.setitimer(budget.TIMER, max(outer - budget.clock(), 1e-4))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -412,7 +411,7 @@ def symbolic_zero(diff: sp.Basic, deadline: float, *, allow_simplify: bool = Tru
 
     ``nonzero`` only when the difference reduces to a non-zero *number* (a definite disproof).
     """
-    if time.monotonic() > deadline:
+    if budget.clock() > deadline:
         return "timeout", "start"
     try:
         with interrupt_at(deadline):
@@ -440,7 +439,7 @@ def _symbolic_zero(diff: sp.Basic, deadline: float, allow_simplify: bool) -> tup
         ("exp_log", lambda x: sp.expand(sp.expand_log(sp.powsimp(x.rewrite(sp.exp), force=force), force=force))),
     ]
     for name, step in steps:
-        if time.monotonic() > deadline:
+        if budget.clock() > deadline:
             return "timeout", name
         try:
             d2 = step(d)
@@ -453,7 +452,7 @@ def _symbolic_zero(diff: sp.Basic, deadline: float, allow_simplify: bool) -> tup
         if sp.count_ops(d2) <= sp.count_ops(d) * 2:
             d = d2
     if allow_simplify and sp.count_ops(d) <= SIMPLIFY_MAX_OPS:
-        if time.monotonic() > deadline:
+        if budget.clock() > deadline:
             return "timeout", "simplify"
         try:
             d2 = sp.simplify(d)
@@ -493,7 +492,7 @@ def _numeric_compare(e: sp.Basic, a: sp.Basic, variables, seed: int, deadline: f
     for pt in pts:
         if res.valid >= n_points:
             break
-        if time.monotonic() > deadline:
+        if budget.clock() > deadline:
             res.timed_out = True
             break
         ve = evaluate(e, pt)
@@ -560,7 +559,7 @@ def check_equivalence(expected: sp.Basic, answer: sp.Basic, variables: Mapping[s
             if hit is not None:
                 _CACHE.move_to_end(key)
                 return hit
-    deadline = time.monotonic() + time_budget
+    deadline = budget.clock() + time_budget
     cacheable = True
     try:
         # The layers watch the clock themselves; the timer (in workers) catches a single sympy call
@@ -630,7 +629,7 @@ def _equivalent(e, a, variables, seed, deadline, rtol, atol, n_points, require_p
     # difference (caught by the cheap rewrites) can change anything, so simplify is skipped and the
     # layer gets a short budget; otherwise it gets the rest of the budget and simplify.
     strong = num.strong(n_points) and not require_proof
-    sym_deadline = min(deadline, time.monotonic() + STRONG_SYMBOLIC_BUDGET) if strong else deadline
+    sym_deadline = min(deadline, budget.clock() + STRONG_SYMBOLIC_BUDGET) if strong else deadline
     verdict, info = symbolic_zero(a - e, sym_deadline, allow_simplify=not strong)
     if strong:
         details["numeric_strong"] = True

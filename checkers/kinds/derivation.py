@@ -44,12 +44,12 @@ A known wrong step (a ``line`` mistake) gives its feedback when it is the first 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import sympy as sp
 
+from ..budget import clock as work_clock
 from ..equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
                            symbol_domain)
 from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
@@ -169,7 +169,7 @@ def _roots(f, v: sp.Symbol, base: dict, grid: list[float], deadline: float) -> l
     roots: list[float] = []
     prev_x = prev_y = None
     for x in grid:
-        if time.monotonic() > deadline:
+        if work_clock() > deadline:
             break
         y = _real(evaluate(f, {**base, v: x}))
         if y is not None and y == 0:
@@ -220,7 +220,7 @@ def implies(l1, r1, l2, r2, variables, deadline: float, seed: int = 0) -> tuple[
         others = [s for s in syms if s != v]
         pts = sample_points(others, variables, seed + 11, EQ_POINTS * 3)
         for base in pts:
-            if checked >= EQ_POINTS * 2 or time.monotonic() > deadline:
+            if checked >= EQ_POINTS * 2 or work_clock() > deadline:
                 break
             for root in _roots(f1, v, base, grid, deadline):
                 ok = _residual_small(l2, r2, {**base, v: root})
@@ -261,7 +261,7 @@ def equations_equivalent(l1, r1, l2, r2, variables, deadline) -> tuple[str, str]
 # the chain
 
 def _left(deadline: float, floor: float = 0.02) -> float:
-    return max(floor, deadline - time.monotonic())
+    return max(floor, deadline - work_clock())
 
 
 def _expr_step(prev, cur, variables, deadline) -> StepResult:
@@ -332,7 +332,7 @@ def _stationary(line: Line, st: _State, variables, deadline) -> StepResult | Non
     """Is the equation ``∂E/∂v = 0`` for an earlier expression ``E`` and a variable ``v``?"""
     for e in reversed(st.exprs[-4:]):
         for v in sorted(e.free_symbols, key=lambda s: s.name):
-            if time.monotonic() > deadline:
+            if work_clock() > deadline:
                 return None
             de = sp.diff(e, v)
             if de == 0:
@@ -347,7 +347,7 @@ def _stationary(line: Line, st: _State, variables, deadline) -> StepResult | Non
 def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
     """An equation line ``A = B``; on success ``extra['expr']`` is set when the chain stays in expression mode."""
     a, b = line.lhs, line.rhs
-    now = time.monotonic()
+    now = work_clock()
     ident = _tri(check_equivalence(a, b, variables, time_budget=_left(now + (deadline - now) / 2)))
     if st.mode == "expr" and st.expr is not None:
         if ident == "yes":
@@ -356,7 +356,7 @@ def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
                 if _tri(check_equivalence(st.expr, side, variables, time_budget=_left(deadline))) == "yes":
                     return StepResult("ok", "Follows (both sides are equal, continuing the previous expression).",
                                       "成立（两边相等，并接续上一个表达式）。", extra={"identity": True, "expr": other})
-            if time.monotonic() > deadline:
+            if work_clock() > deadline:
                 return StepResult("undecided", "Ran out of time while checking this line.", "检查这一行时超时。")
             return StepResult("error", "Both sides are equal, but neither side is the previous expression: the "
                                        "line does not continue the derivation.",
@@ -378,7 +378,7 @@ def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
         if ident == "no":
             return res
         undecided = True
-    if undecided or time.monotonic() > deadline:
+    if undecided or work_clock() > deadline:
         return StepResult("undecided", "Could not decide whether this equation follows.",
                           "无法判定这个方程是否成立。")
     if st.mode == "expr" and st.eq is None:
@@ -454,14 +454,14 @@ def _step(line: Line, st: _State, variables, deadline) -> StepResult:
 
 
 def _guarded_step(fn, line_index: int, deadline: float, *args) -> StepResult:
-    if time.monotonic() > deadline:
+    if work_clock() > deadline:
         return _out_of_time(line_index)
     try:
         with interrupt_at(deadline):
             res = fn(*args)
     except BudgetExceeded:
         return _out_of_time(line_index)
-    if res.status == "undecided" and time.monotonic() > deadline:
+    if res.status == "undecided" and work_clock() > deadline:
         return _out_of_time(line_index)
     return res
 
@@ -487,7 +487,7 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
                 deadline: float | None = None) -> Verdict:
     """Judge the chain within ``budget`` seconds (or until ``deadline``); each step gets what is left."""
     if deadline is None:
-        deadline = time.monotonic() + budget
+        deadline = work_clock() + budget
     steps: list[dict[str, Any]] = []
     first_error = None
     first_undecided = None
@@ -528,7 +528,7 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
                            f"({steps[-1]['feedback']['en']})",
                            f"无法检查第 {first_undecided + 1} 行，未消耗作答次数。（{steps[-1]['feedback']['zh']}）"),
                        "undecided", None, {**details, "first_undecided": first_undecided})
-    if time.monotonic() > deadline:
+    if work_clock() > deadline:
         reached = "unknown"
     else:
         try:
@@ -558,7 +558,7 @@ def soft_budget(limit: float) -> float:
 def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, Any],
                 budget: float = TOTAL_BUDGET) -> Verdict:
     """Parse and judge a derivation within ``budget`` seconds in all (parsing, steps, goal, mistakes)."""
-    deadline = time.monotonic() + budget
+    deadline = work_clock() + budget
     try:
         lines = parse_lines(raw_lines, spec)
     except AnswerParseError as err:
@@ -628,7 +628,7 @@ def _same_statement(mistake: Line, line: Line, variables, deadline: float) -> bo
     left = lambda: _left(deadline, 0.01)  # noqa: E731
     if mistake.kind == "eq" and line.kind == "eq":
         v, _ = equations_equivalent(mistake.lhs, mistake.rhs, line.lhs, line.rhs, variables,
-                                    time.monotonic() + left())
+                                    work_clock() + left())
         return v == "equivalent" or _same_sides(mistake.lhs, mistake.rhs, line.lhs, line.rhs, variables,
                                                 deadline) == "yes"
     if mistake.kind != "eq" and line.kind != "eq":

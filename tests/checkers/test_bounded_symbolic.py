@@ -11,6 +11,7 @@ import time
 import pytest
 
 from checkers import equivalence as eq
+from checkers.budget import clock as work_clock
 from checkers import grading, sandbox
 from checkers.mathparse import parse_math
 
@@ -97,4 +98,4 @@ def test_the_facade_answers_big_powers_within_a_second():
 
 
 def test_symbolic_zero_respects_a_spent_deadline(inprocess):
-    assert eq.symbolic_zero(P(BIG_E) - P(BIG_A), time.monotonic() - 1)[0] == "timeout"
+    assert eq.symbolic_zero(P(BIG_E) - P(BIG_A), work_clock() - 1)[0] == "timeout"
