@@ -170,3 +170,23 @@ class VersionCheck(Base):
     seeds: Mapped[int] = mapped_column(Integer)
     failures: Mapped[list[Any]] = mapped_column(JSONDoc)
     checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ------------------------------------------------------------------------------------------------
+# Login throttling (issue 6): failed password logins, shared by every worker through the database.
+
+class LoginFailure(Base):
+    """One failed (or still being checked) password login: counted per username and per client address
+    over a sliding window by :mod:`quizapp.auth.throttle`; a success deletes its username's rows and rows
+    older than the window are pruned."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (
+        Index("ix_login_failures_username_created", "username", "created_at"),
+        Index("ix_login_failures_address_created", "address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(255))  # as typed, lower-cased (unknown names too)
+    address: Mapped[str] = mapped_column(String(64))    # the client's address
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
