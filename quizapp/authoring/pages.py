@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for)
+from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session,
+                   url_for)
 from markupsafe import Markup
 
 from ..auth import (AccountError, authenticate_password, check_csrf, create_token, csrf_token, list_tokens,
                     revoke_token)
+from ..auth import throttle
 from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
 from ..db import get_session
@@ -103,13 +105,23 @@ def _safe_next(target: str | None) -> str:
 def login():
     error = None
     if request.method == "POST":
-        who = authenticate_password(get_session(), request.form.get("username", ""),
-                                    request.form.get("password", ""))
+        username = request.form.get("username", "")
+        db = get_session()
+        attempt = throttle.begin(db, username, request.remote_addr, throttle.Policy.from_config(current_app.config))
+        if attempt.refused:  # locked out: no password check at all
+            response = current_app.make_response((render_template(
+                "author/login.html", error="Too many failed logins. Try again in %d seconds." % attempt.retry_after,
+                retry_after=attempt.retry_after), 429))
+            response.headers["Retry-After"] = str(attempt.retry_after)
+            return response
+        who = authenticate_password(db, username, request.form.get("password", ""))
         if who is not None:
+            throttle.succeeded(db, attempt)
             session.clear()  # a fresh session (and CSRF token) after login
             session[SESSION_USER] = who.learner_id
             csrf_token()
             return redirect(_safe_next(request.args.get("next")))
+        throttle.failed(db, attempt)
         error = "Wrong username or password."
     return render_template("author/login.html", error=error), (401 if error else 200)
 
