@@ -23,6 +23,7 @@ from ..db import get_session
 from ..errors import ServiceError
 from ..headers import set_security_headers
 from ..rendering import render_inline, render_markdown
+from ..web.i18n import current_lang, remember_lang, t
 from . import service
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
@@ -58,6 +59,7 @@ solution:
 
 @bp.before_request
 def _guard():
+    current_lang()  # ?lang= > cookie > Accept-Language, as on the learner pages
     csrf_token()  # every page (login included) gets a token in the session
     if request.method not in ("GET", "HEAD", "OPTIONS") and not check_csrf():
         if request.is_json:
@@ -79,13 +81,30 @@ def _guard():
 @bp.after_request
 def _headers(response):
     set_security_headers(response)
+    remember_lang(response)
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"csrf_token": csrf_token, "who": _principal()}
+    return {"csrf_token": csrf_token, "who": _principal(), "t": t, "lang": current_lang(),
+            "other_lang": _other_lang, "lang_switch_url": _lang_switch_url}
+
+
+def _other_lang() -> str:
+    return "en" if current_lang() == "zh" else "zh"
+
+
+def _lang_switch_url() -> str:
+    """The same page in the other language (a GET page; after a POST, the question list or the login)."""
+    endpoint = request.endpoint or ""
+    args = request.args.to_dict() if request.method == "GET" else {}
+    args["lang"] = _other_lang()
+    if request.method != "GET" or not endpoint.startswith("author.") or endpoint == "author.static":
+        endpoint = "author.login" if endpoint == "author.login" or _principal() is None else "author.index"
+        return url_for(endpoint, lang=args["lang"])
+    return url_for(endpoint, **(request.view_args or {}), **args)
 
 
 def _principal():
@@ -110,7 +129,7 @@ def login():
         attempt = throttle.begin(db, username, request.remote_addr, throttle.Policy.from_config(current_app.config))
         if attempt.refused:  # locked out: no password check at all
             response = current_app.make_response((render_template(
-                "author/login.html", error="Too many failed logins. Try again in %d seconds." % attempt.retry_after,
+                "author/login.html", error=t("author_login_throttled", n=attempt.retry_after),
                 retry_after=attempt.retry_after), 429))
             response.headers["Retry-After"] = str(attempt.retry_after)
             return response
@@ -122,7 +141,7 @@ def login():
             csrf_token()
             return redirect(_safe_next(request.args.get("next")))
         throttle.failed(db, attempt)
-        error = "Wrong username or password."
+        error = t("author_login_wrong")
     return render_template("author/login.html", error=error), (401 if error else 200)
 
 
@@ -186,7 +205,7 @@ def _preview_or_error(data: Any, seed: int, lang: str) -> tuple[dict | None, str
 
 def _editor(qid: str | None, text: str, *, version=None, report=None, errors=None, status: int = 200):
     seed = _seed_arg(request.values.get("seed", 0))
-    lang = "zh" if request.values.get("lang") == "zh" else "en"
+    lang = "zh" if request.values.get("lang") == "zh" else "en"  # the preview's language (its own select)
     preview, preview_error = None, None
     from checkers.bank import BankError, parse_yaml
     try:
@@ -199,7 +218,7 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
     published = next((v for v in versions if v["status"] == "published"), None)
     return render_template("author/editor.html", qid=qid, text=text, version=version, versions=versions,
                            published=published, report=report, errors=errors or [], preview=preview,
-                           preview_error=preview_error, seed=seed, lang=lang), status
+                           preview_error=preview_error, seed=seed, preview_lang=lang), status
 
 
 @bp.get("/new")
@@ -236,8 +255,10 @@ def save():
     except ServiceError as exc:
         failures = exc.extra.get("failures") or [{"part": None, "seed": None, "reason": exc.message}]
         return _editor(qid, text, errors=failures, status=exc.status)
-    flash("Saved version %d (%s)." % (body["version"], "self-test passed" if body["selftest"]["ok"]
-                                       else f"{len(body['selftest']['failures'])} self-test failure(s)"))
+    if body["selftest"]["ok"]:
+        flash(t("author_flash_saved", n=body["version"]))
+    else:
+        flash(t("author_flash_saved_failures", n=body["version"], f=len(body["selftest"]["failures"])))
     return redirect(url_for("author.edit", qid=body["question_id"], version=body["version"]))
 
 
@@ -257,7 +278,7 @@ def publish(qid: str):
             return _editor(qid, dump_question(v.data), version=vb, report=vb["selftest"], errors=failures,
                            status=exc.status)
         return redirect(url_for("author.edit", qid=qid, version=number))
-    flash(f"Published version {body['version']}.")
+    flash(t("author_flash_published", n=body["version"]))
     return redirect(url_for("author.edit", qid=qid, version=body["version"]))
 
 
@@ -265,7 +286,7 @@ def publish(qid: str):
 def retire(qid: str):
     try:
         service.retire(get_session(), qid)
-        flash(f"Retired {qid}: learners no longer see it.")
+        flash(t("author_flash_retired", qid=qid))
     except ServiceError as exc:
         flash(exc.message)
     return redirect(url_for("author.edit", qid=qid))
@@ -311,7 +332,7 @@ def revoke(token_id: int):
     who = _principal()
     try:
         revoke_token(get_session(), token_id, learner_id=who.learner_id)
-        flash(f"Token {token_id} revoked.")
+        flash(t("author_flash_revoked", id=token_id))
     except AccountError as exc:
         flash(exc.message)
     return redirect(url_for("author.tokens"))

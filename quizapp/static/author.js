@@ -11,6 +11,7 @@
   var state = document.getElementById("preview-state");
   var meta = document.querySelector('meta[name="csrf-token"]');
   var url = textarea.getAttribute("data-preview-url");
+  function msg(name, fallback) { return textarea.getAttribute("data-msg-" + name) || fallback; }
   var timer = null;
   var seq = 0;
 
@@ -33,15 +34,15 @@
         errorBox.textContent = "";
       } else {
         errorBox.hidden = false;
-        errorBox.textContent = (data && (data.error && (data.error.message || data.error))) || "preview failed";
+        errorBox.textContent = (data && (data.error && (data.error.message || data.error))) || msg("failed", "preview failed");
       }
       if (state) {
         state.setAttribute("data-state", "live");
-        state.textContent = "seed " + (seedInput ? seedInput.value : "0") + " (live)";
+        state.textContent = msg("live", "seed {n} (live)").replace("{n}", seedInput ? seedInput.value : "0");
       }
     }).catch(function () {
       errorBox.hidden = false;
-      errorBox.textContent = "preview unavailable";
+      errorBox.textContent = msg("unavailable", "preview unavailable");
     });
   }
 
