@@ -51,6 +51,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     else:
         app.register_blueprint(web_bp)
 
+    app.after_request(_html_security_headers)
+
     from .cli import register_commands
     register_commands(app)
     return app
+
+
+def _html_security_headers(response):
+    """Every HTML response (error pages outside the blueprints included) gets the strict CSP."""
+    if response.mimetype == "text/html" and "Content-Security-Policy" not in response.headers:
+        from .headers import set_security_headers
+        set_security_headers(response)
+    return response

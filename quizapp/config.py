@@ -8,6 +8,8 @@
 ``MAX_CONTENT_LENGTH`` largest request body in bytes (default 32 MiB: a 1,000,000-element engine call)
 ``QUIZ_BANK_PATH``     question folder for ``load-bank``/``serve`` (default ``questions`` of the checkout)
 ``GRADE_TIMEOUT``      seconds one part may take to grade before it is ``undecided`` (default 10)
+``SESSION_COOKIE_SECURE`` ``1``: the learner and author cookies are sent over https only (behind a TLS
+                       proxy; a request that itself arrives over https gets Secure cookies anyway)
 =====================  =========================================================================
 """
 
@@ -35,6 +37,17 @@ def _int_env(name: str, default: int) -> int:
         raise RuntimeError(f"environment variable {name} must be an integer, got {raw!r}") from None
 
 
+def _bool_env(name: str, default: bool = False) -> bool:
+    raw = (os.environ.get(name) or "").strip().lower()
+    if raw == "":
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise RuntimeError(f"environment variable {name} must be true or false, got {raw!r}")
+
+
 def from_env(instance_path: str) -> dict[str, Any]:
     """The configuration the environment asks for (defaults filled in; nothing created yet)."""
     default_db = "sqlite:///" + str(Path(instance_path) / "quizapp.sqlite3")
@@ -51,6 +64,8 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "LEARNER_COOKIE": "quiz_learner",
         "LEARNER_COOKIE_MAX_AGE": 400 * 24 * 3600,
         "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SECURE": _bool_env("SESSION_COOKIE_SECURE"),
         "JSON_SORT_KEYS": False,
     }
 

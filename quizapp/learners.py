@@ -84,7 +84,7 @@ def _set_cookie(response):
         response.set_cookie(cfg["LEARNER_COOKIE"], _serializer().dumps(g._learner_id),
                             max_age=cfg["LEARNER_COOKIE_MAX_AGE"], httponly=True,
                             samesite=cfg.get("SESSION_COOKIE_SAMESITE") or "Lax",
-                            secure=bool(cfg.get("SESSION_COOKIE_SECURE")))
+                            secure=bool(cfg.get("SESSION_COOKIE_SECURE")) or request.is_secure)
     return response
 
 

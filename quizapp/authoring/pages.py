@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from ..auth import (AccountError, authenticate_password, check_csrf, create_token, csrf_token, list_tokens,
                     revoke_token)
+from ..api.helpers import limit_small_bodies
 from ..auth import throttle
 from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
@@ -59,6 +60,7 @@ solution:
 
 @bp.before_request
 def _guard():
+    limit_small_bodies(frozenset())  # forms and the preview: at most SMALL_BODY_LIMIT
     current_lang()  # ?lang= > cookie > Accept-Language, as on the learner pages
     csrf_token()  # every page (login included) gets a token in the session
     if request.method not in ("GET", "HEAD", "OPTIONS") and not check_csrf():
@@ -207,7 +209,8 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
     seed = _seed_arg(request.values.get("seed", 0))
     lang = "zh" if request.values.get("lang") == "zh" else "en"  # the preview's language (its own select)
     preview, preview_error = None, None
-    from checkers.bank import BankError, parse_yaml
+    from checkers.bank import BankError
+    from .yamlsafe import parse_yaml
     try:
         data = parse_yaml(text, "editor")
     except BankError as exc:
@@ -238,7 +241,8 @@ def edit(qid: str):
 
 @bp.post("/save")
 def save():
-    from checkers.bank import BankError, parse_yaml
+    from checkers.bank import BankError
+    from .yamlsafe import parse_yaml
 
     text = request.form.get("yaml", "")
     qid = request.form.get("qid") or None
@@ -295,7 +299,8 @@ def retire(qid: str):
 @bp.post("/preview")
 def preview():
     """``{"yaml", "seed", "lang"}`` -> ``{"ok", "html" | "error"}`` (the preview panel, sanitised)."""
-    from checkers.bank import BankError, parse_yaml
+    from checkers.bank import BankError
+    from .yamlsafe import parse_yaml
 
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("yaml"), str) or len(body["yaml"]) > PREVIEW_MAX_CHARS:

@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import g, jsonify, redirect, render_template, request, url_for
 
+from quizapp.api.helpers import limit_small_bodies
 from quizapp.headers import set_security_headers
 from quizapp.rendering import plain_text, render_inline, render_markdown
 
@@ -27,6 +28,7 @@ RENDER_MAX_CHARS = 200_000
 
 @bp.before_request
 def _pick_language() -> None:
+    limit_small_bodies(frozenset())  # /render and any other body: at most SMALL_BODY_LIMIT
     current_lang()
 
 
