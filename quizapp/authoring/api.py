@@ -58,7 +58,8 @@ def question_body() -> Any:
     """The question structure from a JSON or YAML body (by Content-Type)."""
     mimetype = request.mimetype or ""
     if mimetype in YAML_TYPES:
-        from checkers.bank import BankError, parse_yaml
+        from checkers.bank import BankError
+        from .yamlsafe import parse_yaml
 
         try:
             return parse_yaml(_yaml_text(), "body")

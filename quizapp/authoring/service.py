@@ -12,6 +12,7 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
@@ -351,7 +352,7 @@ def _safe_rel(path: Any) -> str:
 def files_from_zip(raw: bytes) -> list[tuple[str, str]]:
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError):
         raise ValidationError("the body is not a zip archive", None, code="bad_archive") from None
     items, total = [], 0
     with zf:
@@ -365,8 +366,13 @@ def files_from_zip(raw: bytes) -> list[tuple[str, str]]:
             if total > MAX_IMPORT_BYTES:
                 raise ValidationError("the archive is too large once unpacked", None, code="bad_archive")
             rel = _safe_rel(info.filename)
-            with zf.open(info) as fh:
-                data = fh.read(MAX_IMPORT_BYTES + 1)
+            try:
+                with zf.open(info) as fh:
+                    data = fh.read(MAX_IMPORT_BYTES + 1)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+                    ValueError, OSError) as exc:  # corrupt, encrypted or an unsupported method
+                raise ValidationError(f"{rel}: cannot be unpacked ({type(exc).__name__})", "files.content",
+                                      code="bad_archive") from None
             try:
                 items.append((rel, data.decode("utf-8")))
             except UnicodeDecodeError:
@@ -390,9 +396,14 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
     """Import question files, all or nothing: every file is parsed, validated and self-tested first (any
     failure -> 422 listing them all, nothing stored); then an unchanged question is left alone and a new or
     changed one becomes a new version (published unless ``publish_now`` is False), remembering its path."""
-    from checkers.bank import BankError, content_hash, parse_yaml
+    from checkers.bank import BankError, content_hash
+    from .yamlsafe import parse_yaml
 
     items = [(_safe_rel(rel), text) for rel, text in items]
+    if len(items) > MAX_IMPORT_FILES:
+        raise ValidationError(f"at most {MAX_IMPORT_FILES} files", "files", code="too_many_files")
+    if sum(len(text) for _, text in items) > MAX_IMPORT_BYTES:
+        raise ValidationError("the files are too large together", "files", code="too_large")
     if not items:
         raise ValidationError("no question files to import", "files", code="missing_field")
     failures: list[dict] = []
