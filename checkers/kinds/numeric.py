@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Mapping
 
 from ..params import resolve_value
@@ -25,7 +26,10 @@ DEFAULT_RTOL, DEFAULT_ATOL = 1e-3, 1e-8
 def _tol_for(spec: Mapping[str, Any], b: float) -> tuple[float, float]:
     sig = spec.get("sigfigs")
     if sig is not None and math.isfinite(b) and b != 0:
-        return 0.0, 0.5 * 10.0 ** (math.floor(math.log10(abs(b))) - int(sig) + 1)
+        half = 0.5 * 10.0 ** (math.floor(math.log10(abs(b))) - int(sig) + 1)
+        # A few ulps of slack: a value exactly halfway (0.125 to 2 figures) may be rounded either way,
+        # and |a - b| for 0.13 - 0.125 comes out a hair above 0.005 in binary floating point.
+        return 0.0, half * (1 + 1e-9) + 4 * sys.float_info.epsilon * abs(b)
     return c.tolerance(spec, DEFAULT_RTOL, DEFAULT_ATOL)
 
 
