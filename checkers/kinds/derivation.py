@@ -121,11 +121,17 @@ def parse_lines(raw: Any, spec: Mapping[str, Any]) -> list[Line]:
         raise AnswerParseError(f"At most {MAX_LINES} lines.", None, zh=f"最多 {MAX_LINES} 行。")
     lines = []
     for i, t in enumerate(raw):
-        if not isinstance(t, str) or not t.strip():
-            raise AnswerParseError(f"Line {i + 1} is empty.", None, zh=f"第 {i + 1} 行为空。", field=f"answer[{i}]")
-        lines.append(_parse_line(t, i, spec))
+        if not isinstance(t, str):
+            raise AnswerParseError(f"Line {i + 1} is not text.", None, zh=f"第 {i + 1} 行不是文本。",
+                                   field=f"answer[{i}]")
+        if not t.strip():
+            continue  # blank lines (spacing between steps, a trailing newline) are not steps; as for text
+        lines.append(_parse_line(t, i, spec))  # Line.index stays the learner's own line number
+    if not lines:
+        raise AnswerParseError("Enter the derivation as one or more lines.", None, zh="请逐行输入推导过程。")
     if lines[0].kind == "cont":
-        raise AnswerParseError("The first line cannot start with '='.", 0, zh="第一行不能以“=”开头。", field="answer[0]")
+        raise AnswerParseError("The first line cannot start with '='.", 0, zh="第一行不能以“=”开头。",
+                               field=f"answer[{lines[0].index}]")
     return lines
 
 
@@ -501,8 +507,8 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
         if res.status == "undecided" and first_undecided is None:
             first_undecided = i
 
-    r0 = _guarded_step(_first_step, 0, deadline, lines[0], start, st, variables, deadline)
-    add(0, r0)
+    r0 = _guarded_step(_first_step, lines[0].index, deadline, lines[0], start, st, variables, deadline)
+    add(lines[0].index, r0)
     if r0.status == "ok":
         if start[0] == "eq":
             st.set_eq(lines[0].lhs, lines[0].rhs)
@@ -592,7 +598,7 @@ def _failing_line(verdict: Verdict, lines: list[Line]) -> int | None:
     if d.get("first_undecided") is not None:
         return d["first_undecided"]
     if verdict.note == "goal_not_reached":
-        return len(lines) - 1
+        return lines[-1].index
     return None
 
 
@@ -602,11 +608,12 @@ def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables
     when the whole answer is incorrect and equals it line by line."""
     from ..params import substitute
     at = _failing_line(verdict, lines)
+    by_index = {ln.index: ln for ln in lines}  # Line.index counts blank lines too; positions do not
     for m in spec.get("mistakes") or []:
         try:
-            if "line" in m and at is not None:
+            if "line" in m and at is not None and at in by_index:
                 target = _parse_line(substitute(str(m["line"]), params), 0, spec)
-                if _same_statement(target, lines[at], variables, deadline):
+                if _same_statement(target, by_index[at], variables, deadline):
                     verdict.status, verdict.score = "incorrect", 0.0
                     verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
                     verdict.details["mistake_line"] = at

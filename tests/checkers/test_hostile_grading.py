@@ -213,7 +213,7 @@ DERIVATIONS: list[tuple[str, object]] = [
     ("500-lines-text", "\n".join(_lines(500))),
     ("10000-lines", ["x"] * 10_000),
     ("empty-list", []),
-    ("empty-line", ["x + 1", ""]),
+    ("empty-line", ["", "   "]),  # only blank lines (blank lines between steps are skipped, as in text)
     ("non-text-line", ["x + 1", 3]),
     ("dict-line", ["x + 1", {"__class__": 1}]),
     ("nested-lines", [["x + 1"], ["= 1 + x"]]),
