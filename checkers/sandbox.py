@@ -382,5 +382,36 @@ def shutdown() -> None:
 
 atexit.register(shutdown)
 
+
+def _after_fork_in_child() -> None:
+    """A process forked from one that had used the pool (a pre-forking server) must not share its workers.
+
+    The inherited workers' pipes are the parent's: tasks sent from both processes would cross replies,
+    and the child's exit-time shutdown would stop the parent's workers. The child starts its own pool
+    lazily instead; the inherited objects are dropped without touching the workers.
+    """
+    global _default, _default_lock
+    _default = None
+    _default_lock = threading.Lock()
+    # The inherited fork server is the parent's child, not ours (``ensure_running`` would fail with
+    # ChildProcessError): forget it, so that the child's pool starts a fork server of its own.
+    try:
+        from multiprocessing import forkserver as _fs
+        server = _fs._forkserver
+        alive = getattr(server, "_forkserver_alive_fd", None)
+        if getattr(server, "_forkserver_pid", None) is not None:
+            if alive is not None:
+                try:
+                    os.close(alive)  # the parent's fork server must still stop when the parent exits
+                except OSError:
+                    pass
+            server.__init__()
+    except Exception:  # pragma: no cover - a Python without a fork server: spawn needs no reset
+        pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 __all__ = ["PoolBusy", "RemoteError", "SandboxError", "TaskTimeout", "WorkerCrashed", "WorkerPool",
            "get_pool", "in_worker", "is_inprocess", "run", "set_inprocess", "shutdown"]
