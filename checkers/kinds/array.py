@@ -96,7 +96,9 @@ class ArrayChecker:
             if len(text) > 500_000:
                 raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
             try:
-                raw = json.loads(text)  # JSON only: a data format, never code
+                # JSON only: a data format, never code. Decimals stay text so that a literal beyond
+                # float range (1e400) is refused as in numeric parts instead of silently becoming inf.
+                raw = json.loads(text, parse_float=str)
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a 4,300+ digit integer
                 col = getattr(exc, "pos", None)
                 raise AnswerParseError("Expected a list such as [[1, 2], [3, 4]].", col,
