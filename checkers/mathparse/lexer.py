@@ -89,6 +89,8 @@ def _bad_char_message(ch: str, col: int) -> AnswerParseError:
 
 # Chinese input methods produce full-width ASCII (（ ） ＋ ，); map them one character to one so
 # columns still index the raw text.
+_VULGAR_FRACTIONS = {"½": ("1", "2"), "⅓": ("1", "3"), "⅔": ("2", "3"), "¼": ("1", "4"), "¾": ("3", "4"),
+                     "⅕": ("1", "5"), "⅙": ("1", "6"), "⅛": ("1", "8")}
 _FULLWIDTH = {o: o - 0xFEE0 for o in range(0xFF01, 0xFF5F)}
 _FULLWIDTH[0x3000] = ord(" ")
 
@@ -210,6 +212,15 @@ def tokenize(text: str) -> list[Tok]:
             continue
         if ch == "√":
             push(Tok("cmd", "sqrt", i))
+            i += 1
+            continue
+        if ch in _VULGAR_FRACTIONS:  # ½ -> (1/2): learners paste these from notes and the tutorial
+            if i > 0 and "0" <= text[i - 1] <= "9":  # "2½" means 2.5 to a reader, 2·½ to a parser
+                raise err(f"Write a mixed number such as 2{ch} as a decimal or a fraction (column {i + 1}).",
+                          f"带分数（如 2{ch}）请写成小数或分数（第 {i + 1} 列）。", i)
+            num, den = _VULGAR_FRACTIONS[ch]
+            for kind, val in (("op", "("), ("num", num), ("op", "/"), ("num", den), ("op", ")")):
+                push(Tok(kind, val, i))
             i += 1
             continue
         if ch in _SUPERSCRIPT or ch == "⁻":
