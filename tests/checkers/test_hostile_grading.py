@@ -281,7 +281,7 @@ def test_hostile_arrays(pool, tmp_path, name, raw):
 
 NUMERIC_STRINGS = ["ln(2)/2 + __import__('os').system('touch {s}')", "1" * 3000, "0x1p-2", "1_000",
                    "9" * 400 + ".0", "1e400", "-1e400", "exp(1000)", "10^400", "nan nan", "0.5\x00",
-                   "0.5\u202e", "½", "٠٫٥", "0.5 " * 1000, "sum(range(10**9))"]
+                   "0.5\u202e", "2½", "٠٫٥", "0.5 " * 1000, "sum(range(10**9))"]
 
 
 @pytest.mark.parametrize("raw", NUMERIC_STRINGS, ids=range(len(NUMERIC_STRINGS)))
