@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import cmath
 import math
+import os
 import random
 import signal
 import threading
@@ -526,6 +527,16 @@ def _jsonable(v):
 _CACHE: OrderedDict[str, EquivalenceResult] = OrderedDict()
 _CACHE_MAX = 4096
 _cache_lock = threading.Lock()
+
+
+def _fresh_lock_in_child() -> None:
+    # A fork taken while another thread held the lock would leave the child's copy locked for ever.
+    global _cache_lock
+    _cache_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 
 def clear_cache() -> None:
