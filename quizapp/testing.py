@@ -231,3 +231,14 @@ def wait_for(driver, condition, message: str, timeout: float = 20):
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
+
+
+def author_login(client, username: str, password: str) -> str:
+    """Log in through the author form (with its CSRF token); returns the new session's CSRF token."""
+    client.get("/author/login")
+    with client.session_transaction() as sess:
+        token = sess["csrf"]
+    r = client.post("/author/login", data={"username": username, "password": password, "csrf_token": token})
+    assert r.status_code == 302, r.get_data(as_text=True)
+    with client.session_transaction() as sess:
+        return sess["csrf"]

@@ -73,17 +73,6 @@ def authoring_passwords():
     return {"alice": AUTHOR_PASSWORD, "bob": LEARNER_PASSWORD}
 
 
-def login(client, username: str, password: str) -> str:
-    """Log in through the form (with its CSRF token); returns the new session's CSRF token."""
-    client.get("/author/login")
-    with client.session_transaction() as sess:
-        token = sess["csrf"]
-    r = client.post("/author/login", data={"username": username, "password": password, "csrf_token": token})
-    assert r.status_code == 302, r.get_data(as_text=True)
-    with client.session_transaction() as sess:
-        return sess["csrf"]
-
-
 @pytest.fixture
 def authoring_login():
-    return login
+    return testing.author_login

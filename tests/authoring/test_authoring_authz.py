@@ -8,6 +8,7 @@ from checkers.bank import dump_question
 import pytest
 from sqlalchemy import text
 
+from quizapp import testing
 from quizapp.db import get_db
 
 TABLES = ("learners", "questions", "question_versions", "attempts", "version_checks", "api_tokens",
@@ -54,16 +55,6 @@ def matrix_attempt(authoring_app):
     return r.get_json()["attempt_id"]
 
 
-def _login(client, username, password):
-    client.get("/author/login")
-    with client.session_transaction() as sess:
-        token = sess["csrf"]
-    r = client.post("/author/login", data={"username": username, "password": password, "csrf_token": token})
-    assert r.status_code == 302, r.get_data(as_text=True)
-    with client.session_transaction() as sess:
-        return sess["csrf"]
-
-
 CASES = ["anonymous", "garbage_token", "malformed_header", "revoked_token", "learner_token", "learner_session",
          "author_session_no_csrf", "author_session_wrong_csrf"]
 
@@ -86,14 +77,14 @@ def test_authoring_matrix_refuses_and_changes_nothing(authoring_app, authoring_c
         headers = {"Authorization": f"Bearer {authoring_creds['learner_token']}"}
         expected = 403
     elif who == "learner_session":
-        csrf = _login(client, "bob", LEARNER_PASSWORD)
+        csrf = testing.author_login(client, "bob", LEARNER_PASSWORD)
         headers = {"X-CSRF-Token": csrf}
         expected = 403
     elif who == "author_session_no_csrf":
-        _login(client, "alice", AUTHOR_PASSWORD)
+        testing.author_login(client, "alice", AUTHOR_PASSWORD)
         expected = 403
     elif who == "author_session_wrong_csrf":
-        _login(client, "alice", AUTHOR_PASSWORD)
+        testing.author_login(client, "alice", AUTHOR_PASSWORD)
         headers = {"X-CSRF-Token": "x" * 43}
         expected = 403
     before = _snapshot(authoring_app)
@@ -134,7 +125,7 @@ def test_authoring_author_session_with_csrf_header_may_write(authoring_app, auth
     AUTHOR_PASSWORD = authoring_passwords["alice"]
 
     client = authoring_app.test_client()
-    csrf = _login(client, "alice", AUTHOR_PASSWORD)
+    csrf = testing.author_login(client, "alice", AUTHOR_PASSWORD)
     r = client.post("/api/v1/questions", json=authoring_question("auth-session-new"), headers={"X-CSRF-Token": csrf})
     assert r.status_code == 201, r.get_json()
 
