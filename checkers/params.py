@@ -7,9 +7,12 @@ Python.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
+import threading
+from collections import OrderedDict
 from typing import Any, Mapping
 
 from .verdict import SpecError
@@ -182,16 +185,8 @@ def resolve_value(spec: Any, params: Mapping[str, Any]) -> Any:
 
 
 def _resolve_call(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
-    from . import reference  # local: torch import is only paid by questions that need the engine
-
     name = spec["call"]
-    args = substitute(dict(spec.get("args") or {}), params)
-    try:
-        outputs = reference.call(name, **args)
-    except reference.UnknownFunction as exc:
-        raise SpecError(f"engine call {name!r}: unknown function") from exc
-    except reference.ReferenceInputError as exc:
-        raise SpecError(f"engine call {name!r} failed: {exc}") from exc
+    outputs = _engine_outputs(name, substitute(dict(spec.get("args") or {}), params))
     out_name = spec.get("output")
     if out_name is None:
         if len(outputs) != 1:
@@ -199,7 +194,7 @@ def _resolve_call(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         out_name = next(iter(outputs))
     if out_name not in outputs:
         raise SpecError(f"engine call {name!r} has no output {out_name!r} (has {', '.join(outputs)})")
-    tensor = outputs[out_name].detach().to("cpu", dtype=__import__("torch").float64)
+    tensor = outputs[out_name]
     if "index" in spec:
         try:
             tensor = tensor[tuple(int(i) for i in spec["index"])]
@@ -211,6 +206,45 @@ def _resolve_call(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         factor = resolve_value(scale, params) if not isinstance(scale, (int, float)) else float(scale)
         value = _scale(value, factor)
     return value
+
+
+#: Engine results by (function, arguments). A variant's expected values are needed when its page is
+#: drawn, when it is graded and again for the solution view; the engine is pure, so each distinct call
+#: runs once per process.
+_ENGINE_CACHE: "OrderedDict[str, dict[str, Any]]" = OrderedDict()
+_ENGINE_CACHE_MAX = 4096
+_engine_cache_lock = threading.Lock()
+
+
+def _engine_outputs(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``reference.call`` with its outputs as detached float64 CPU tensors, memoised on the arguments."""
+    from . import reference  # local: torch import is only paid by questions that need the engine
+
+    try:
+        key = json.dumps([name, args], sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None:
+        with _engine_cache_lock:
+            hit = _ENGINE_CACHE.get(key)
+            if hit is not None:
+                _ENGINE_CACHE.move_to_end(key)
+                return hit
+    try:
+        raw = reference.call(name, **args)
+    except reference.UnknownFunction as exc:
+        raise SpecError(f"engine call {name!r}: unknown function") from exc
+    except reference.ReferenceInputError as exc:
+        raise SpecError(f"engine call {name!r} failed: {exc}") from exc
+    import torch
+
+    outputs = {k: v.detach().to("cpu", dtype=torch.float64) for k, v in raw.items()}
+    if key is not None:
+        with _engine_cache_lock:
+            _ENGINE_CACHE[key] = outputs
+            while len(_ENGINE_CACHE) > _ENGINE_CACHE_MAX:
+                _ENGINE_CACHE.popitem(last=False)
+    return outputs
 
 
 def _scale(value: Any, factor: float) -> Any:
