@@ -22,22 +22,27 @@ PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LEVELS = ("L1", "L2", "L3")
 LANGS = ("en", "zh")
 
-TOP_KEYS = {"id", "ref", "level", "tags", "title", "prompt", "params", "parts", "solution", "source"}
+TOP_KEYS = {"id", "ref", "level", "tags", "title", "prompt", "params", "parts", "solution", "source",
+            "sources"}
 TOP_REQUIRED = ("id", "level", "tags", "title", "prompt", "parts", "solution")
 SOLUTION_KEYS = {"key_points", "pitfalls", "worked"}
 
 #: Keys every part may have, whatever its kind.
-PART_COMMON = {"id", "kind", "prompt", "hint", "weight", "mistakes"}
+PART_COMMON = {"id", "kind", "prompt", "hint", "weight", "mistakes", "sources"}
 #: Kind-specific keys (docs/question-format.md, "Parts by kind"). A kind not listed here is checked
 #: only by its checker's ``validate_spec``.
 PART_KIND_KEYS: dict[str, set[str]] = {
-    "numeric": {"expected", "tolerance", "sigfigs"},
-    "array": {"expected", "tolerance"},
+    "numeric": {"expected", "tolerance", "sigfigs", "constant", "constant_reason"},
+    "array": {"expected", "tolerance", "constant", "constant_reason"},
     "symbolic": {"expected", "variables", "functions", "mode"},
     "derivation": {"variables", "functions", "start", "goal", "reference"},
     "choice": {"options", "correct", "multiple", "shuffle"},
     "freetext": set(),
 }
+#: Keys of one entry of a ``sources`` list: what is claimed and where it comes from.
+SOURCE_KEYS = {"claim", "paper", "section", "file", "function", "repo"}
+SOURCE_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
 MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value",
                 "answer", "line"}
 
@@ -175,6 +180,53 @@ def _check_value_spec(ctx: _Ctx, spec: Any, field: str) -> None:
             ctx.fail(field, "a value spec needs exactly one of value, expr, call")
 
 
+def _check_constant(ctx: _Ctx, part: Mapping[str, Any], field: str) -> None:
+    """``constant: true`` admits an expected value that is the same in every variant; it needs a reason.
+
+    Without it the self-test fails such a part: a number that never changes gives the learner nothing
+    to compute (it can be memorised), so it must be a deliberate choice the author explains.
+    """
+    if "constant" in part and not isinstance(part["constant"], bool):
+        ctx.fail(_join(field, "constant"), "must be true or false")
+    if part.get("constant") is True:
+        if "constant_reason" not in part:
+            ctx.fail(_join(field, "constant_reason"), "missing (constant: true needs a reason)")
+        ctx.bilingual(part["constant_reason"], _join(field, "constant_reason"))
+    elif "constant_reason" in part:
+        ctx.fail(_join(field, "constant_reason"), "only allowed with constant: true")
+
+
+def check_sources(ctx: _Ctx, sources: Any, field: str) -> None:
+    """A ``sources`` list: each entry names a claim and either a paper (+ section) or a framework file.
+
+    ``{claim, paper, section}`` for a paper; ``{claim, repo, file, function}`` for a framework's code
+    (``repo`` is ``owner/name`` on GitHub, ``file`` the path in it, ``function`` the function or class).
+    """
+    if not isinstance(sources, list) or not sources:
+        ctx.fail(field, "must be a non-empty list")
+    for i, entry in enumerate(sources):
+        ef = _join(field, i)
+        entry = ctx.mapping(entry, ef)
+        ctx.keys(entry, SOURCE_KEYS, ef)
+        if "claim" not in entry:
+            ctx.fail(_join(ef, "claim"), "missing (what the source supports)")
+        ctx.text(entry["claim"], _join(ef, "claim"))
+        is_paper, is_code = "paper" in entry, "file" in entry
+        if is_paper == is_code:
+            ctx.fail(ef, "needs exactly one of paper (with section) or file (with repo and function)")
+        needed = ("paper", "section") if is_paper else ("repo", "file", "function")
+        for key in needed:
+            if key not in entry:
+                ctx.fail(_join(ef, key), "missing")
+            ctx.text(entry[key], _join(ef, key))
+        extra = [k for k in ("repo", "file", "function") if is_paper and k in entry] + \
+                [k for k in ("paper", "section") if is_code and k in entry]
+        if extra:
+            ctx.fail(_join(ef, extra[0]), "mixes a paper and a framework file in one entry")
+        if is_code and not SOURCE_REPO_RE.match(entry["repo"]):
+            ctx.fail(_join(ef, "repo"), f"bad repo {entry['repo']!r}: must be owner/name")
+
+
 def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
     part = ctx.mapping(part, field)
     for key in ("id", "kind", "prompt"):
@@ -203,6 +255,9 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         if "expected" not in part:
             ctx.fail(_join(field, "expected"), "missing")
         _check_value_spec(ctx, part["expected"], _join(field, "expected"))
+        _check_constant(ctx, part, field)
+    if "sources" in part:
+        check_sources(ctx, part["sources"], _join(field, "sources"))
     mistakes = part.get("mistakes", [])
     if not isinstance(mistakes, list):
         ctx.fail(_join(field, "mistakes"), "must be a list")
@@ -284,6 +339,8 @@ def validate_question(data: Any, file: Any = None) -> None:
     ctx.bilingual(data["prompt"], "prompt")
     if "source" in data:
         ctx.text(data["source"], "source")
+    if "sources" in data:
+        check_sources(ctx, data["sources"], "sources")
 
     names = _check_params(ctx, data.get("params"))
     known = set(names)

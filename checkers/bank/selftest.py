@@ -5,10 +5,16 @@ succeeds); the checker's correct examples grade ``correct``; every known mistake
 other incorrect examples) grades ``incorrect`` with its note and a bilingual feedback, which also
 proves the mistake differs from the correct answer in that variant; the checker's invalid samples
 grade ``invalid``; and both views render in both languages.
+
+Across the seeds, a numeric or array part whose expected value is the same in every variant fails
+(status ``constant``) unless the part says ``constant: true`` with a ``constant_reason``: a number that
+never changes gives the learner nothing to compute. Each failure is data: ``{"part", "seed", "reason",
+"status", "seeds"}`` where ``status`` names the check and ``seeds`` lists every failing seed.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -19,11 +25,30 @@ from .variants import params_for, public_view, solution_view
 @dataclass
 class SelfTestReport:
     ok: bool
-    failures: list[dict[str, Any]] = field(default_factory=list)  # {"part", "seed", "reason"}
+    # {"part", "seed", "reason", "status", "seeds"}; "seed" is the first failing seed, "seeds" all of them
+    failures: list[dict[str, Any]] = field(default_factory=list)
     question: str | None = None
     seeds: int = 0
     checks: int = 0
     seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``ok``, or ``failed``."""
+        return "ok" if self.ok else "failed"
+
+    @property
+    def failing_seeds(self) -> list[int]:
+        """Every seed some check failed on, ascending."""
+        out: set[int] = set()
+        for f in self.failures:
+            out.update(s for s in f.get("seeds") or [f.get("seed")] if isinstance(s, int))
+        return sorted(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "status": self.status, "ok": self.ok, "seeds": self.seeds,
+                "checks": self.checks, "failing_seeds": self.failing_seeds,
+                "failures": [dict(f) for f in self.failures]}
 
     def summary(self) -> str:
         head = (f"{self.question}: {'ok' if self.ok else 'FAILED'} ({self.checks} checks, "
@@ -52,19 +77,56 @@ def _has_feedback(v: Any) -> bool:
     return bool(str(fb.get("en", "")).strip()) and bool(str(fb.get("zh", "")).strip())
 
 
+def _flat(value: Any) -> list[float] | None:
+    """The numbers of a numeric/array expected value, flattened; None when it is not numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, (list, tuple)):
+        out: list[float] = []
+        for v in value:
+            inner = _flat(v)
+            if inner is None:
+                return None
+            out.extend(inner)
+        return out
+    return None
+
+
+def _same(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12) for x, y in zip(a, b))
+
+
+def check_constant(part: Mapping[str, Any], values: Mapping[int, Any]) -> dict[str, Any] | None:
+    """A failure record when a numeric/array part's expected value is one value over >= 2 seeds."""
+    if part.get("kind") not in ("numeric", "array") or part.get("constant") is True or len(values) < 2:
+        return None
+    flats = [_flat(v) for v in values.values()]
+    if any(f is None for f in flats) or not all(_same(flats[0], f) for f in flats[1:]):
+        return None
+    seeds = sorted(values)
+    return {"part": part.get("id"), "seed": seeds[0], "seeds": seeds, "status": "constant",
+            "reason": f"expected value is {_short(values[seeds[0]])} in all {len(seeds)} variants: vary the "
+                      f"parameters so there is something to compute, or mark the part constant: true "
+                      f"with a constant_reason"}
+
+
 def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
-                fail, count) -> None:
+                fail, count, seen: dict[int, Any] | None = None) -> None:
     from .. import grading
     from .schema import get_checker
 
     pid = part["id"]
     checker = get_checker(part["kind"])
     try:
-        grading.expected(part, params)
+        value = grading.expected(part, params)
         count()
     except Exception as exc:
-        fail(pid, seed, f"expected answer cannot be computed: {type(exc).__name__}: {exc}")
+        fail(pid, seed, f"expected answer cannot be computed: {type(exc).__name__}: {exc}", "expected")
         return
+    if seen is not None:
+        seen[seed] = value
     try:
         ex = checker.examples(part, params)
     except Exception as exc:
@@ -118,9 +180,10 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
     failures: list[dict[str, Any]] = []
     checks = 0
     seeds = list(seeds)
+    expected_by_part: dict[str, dict[int, Any]] = {}
 
-    def fail(part: str | None, seed: int, reason: str) -> None:
-        failures.append({"part": part, "seed": seed, "reason": reason})
+    def fail(part: str | None, seed: int, reason: str, status: str = "grading") -> None:
+        failures.append({"part": part, "seed": seed, "reason": reason, "status": status, "seeds": [seed]})
 
     def count() -> None:
         nonlocal checks
@@ -131,7 +194,7 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
             params = params_for(question, seed)
             count()
         except Exception as exc:
-            fail(None, seed, f"parameters do not generate: {type(exc).__name__}: {exc}")
+            fail(None, seed, f"parameters do not generate: {type(exc).__name__}: {exc}", "params")
             continue
         for lang in ("en", "zh"):
             try:
@@ -139,11 +202,16 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
                 solution_view(question, seed, lang)
                 count()
             except Exception as exc:
-                fail(None, seed, f"{lang} view fails: {type(exc).__name__}: {exc}")
+                fail(None, seed, f"{lang} view fails: {type(exc).__name__}: {exc}", "view")
         for part in question.get("parts", []):
             try:
-                _check_part(part, params, seed, fail, count)
+                _check_part(part, params, seed, fail, count,
+                            expected_by_part.setdefault(str(part.get("id")), {}))
             except Exception as exc:  # a checker bug must not hide the other parts' results
-                fail(part.get("id"), seed, f"self-test crashed: {type(exc).__name__}: {exc}")
+                fail(part.get("id"), seed, f"self-test crashed: {type(exc).__name__}: {exc}", "crash")
+    for part in question.get("parts", []):
+        record = check_constant(part, expected_by_part.get(str(part.get("id")), {}))
+        if record is not None:
+            failures.append(record)
     return SelfTestReport(ok=not failures, failures=failures, question=question.get("id"),
                           seeds=len(seeds), checks=checks, seconds=time.perf_counter() - start)
