@@ -117,7 +117,7 @@ HOSTILE = [
     "()",
     "z",
     "foo(x)",
-    "sin(x)",
+    "sin(x, y)",
     "1/0",
     "log(0)",
     "sqrt(-1)",
