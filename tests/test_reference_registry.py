@@ -1,6 +1,7 @@
-"""The registry as a whole: every contract name is registered, described and callable by name."""
+"""The registry as a whole: every engine function of the interface is registered with its parameters,
+defaults and outputs, described and callable by name, and docs/reference.md is generated from it."""
 
-import re
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -8,19 +9,184 @@ import torch
 
 from checkers import reference
 
-CONTRACT = Path(__file__).resolve().parents[2] / "shared" / "reference-contract.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "reference.md"
+
+# The engine's public interface, which question files and outside callers rely on: for each function,
+# the parameters it must accept, the defaults it must keep and the outputs it must return. Functions
+# may gain parameters and outputs (and new functions may be registered); none of these may disappear.
+CONTRACT = {
+    "kl.exact": (("p", "q"), {"base": "e"},
+        ("kl",)),
+    "kl.gaussian": (("mu_p", "sigma_p", "mu_q", "sigma_q"), {},
+        ("kl",)),
+    "kl.full_vocab": (("logits", "log_probs", "ref_logits", "ref_log_probs", "mask"), {},
+        ("kl",)),
+    "divergence.entropy": (("p", "base"), {},
+        ("entropy",)),
+    "divergence.cross_entropy": (("p", "q", "base"), {},
+        ("cross_entropy",)),
+    "divergence.js": (("p", "q", "base"), {},
+        ("js",)),
+    "divergence.tv": (("p", "q"), {},
+        ("tv",)),
+    "divergence.hellinger": (("p", "q"), {},
+        ("hellinger_sq",)),
+    "divergence.chi2": (("p", "q"), {},
+        ("chi2",)),
+    "divergence.alpha": (("p", "q", "alpha"), {},
+        ("alpha_div",)),
+    "kl.k1": (("log_prob", "ref_log_prob"), {"clamp": None},
+        ("kl",)),
+    "kl.k2": (("log_prob", "ref_log_prob"), {"clamp": None},
+        ("kl",)),
+    "kl.k3": (("log_prob", "ref_log_prob"), {"clamp": None},
+        ("kl",)),
+    "kl.penalty": (("log_prob", "ref_log_prob", "convention"), {"mode": "kl"},
+        ("kl",)),
+    "kl.masked_estimate": (("log_prob", "ref_log_prob", "mask", "estimator"), {},
+        ("kl", "per_token")),
+    "kl.sequence": (("log_prob", "ref_log_prob", "mask"), {},
+        ("kl",)),
+    "masked.mean": (("values", "mask", "convention"), {"axis": None},
+        ("mean",)),
+    "masked.sum": (("values", "mask"), {"axis": None},
+        ("sum",)),
+    "masked.var": (("values", "mask", "convention"), {"unbiased": True},
+        ("var",)),
+    "masked.whiten": (("values", "mask", "convention"), {"shift_mean": True},
+        ("whitened",)),
+    "loss.aggregate": (("loss_mat", "mask", "mode"), {"dp_size": 1, "batch_num_tokens": None, "global_batch_size": None, "loss_scale_factor": None},
+        ("loss",)),
+    "kl_controller.fixed": (("kl_coef",), {},
+        ("kl_coef",)),
+    "kl_controller.adaptive": (("kl_coef", "current_kl", "target_kl", "n_steps", "horizon"), {"min_coef": None, "max_coef": None},
+        ("kl_coef", "proportional_error")),
+    "reward.kl_in_reward": (("token_level_scores", "old_log_prob", "ref_log_prob", "mask", "kl_coef", "convention"), {"mode": "kl"},
+        ("token_level_rewards", "kl", "current_kl")),
+    "reward.terminal": (("log_prob", "ref_log_prob", "kl", "mask", "kl_coef", "convention"), {"estimator": "k1", "mask_kl": True, "score_position": "last", "reward_clip_range": None},
+        ("rewards",)),
+    "advantages.gae": (("rewards", "values", "mask", "convention"), {"gamma": 1.0, "lam": 1.0, "whiten": False, "whiten_rewards": False},
+        ("advantages", "returns")),
+    "advantages.discounted_returns": (("rewards", "mask", "gamma", "convention"), {},
+        ("returns",)),
+    "advantages.grpo": (("group_size", "epsilon", "convention"), {"scale": "group", "unbiased": True},
+        ("advantages", "token_advantages")),
+    "advantages.rloo": (("index", "group_size", "convention"), {"normalize": False, "singleton": None},
+        ("advantages", "token_advantages")),
+    "advantages.reinforce_pp": (("token_level_rewards", "mask", "gamma"), {},
+        ("returns", "advantages")),
+    "advantages.remax": (("token_level_rewards", "reward_baselines", "mask"), {},
+        ("returns", "advantages")),
+    "ppo.ratio": (("log_prob", "old_log_prob"), {},
+        ("ratio",)),
+    "ppo.policy_loss": (("old_log_prob", "log_prob", "advantages", "mask", "convention"), {"clip_ratio": 0.2, "clip_ratio_low": None, "clip_ratio_high": None, "clip_ratio_c": 3.0, "loss_agg_mode": "token-mean", "clamp_log_ratio": 20.0, "ratio_threshold": None, "dp_size": 1, "batch_num_tokens": None, "global_batch_size": None, "loss_scale_factor": None},
+        ("pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl")),
+    "ppo.value_loss": (("vpreds", "returns", "values", "mask", "convention"), {"cliprange_value": 0.5, "loss_agg_mode": "token-mean", "ratio": None, "ratio_threshold": None},
+        ("vf_loss", "vf_clipfrac", "per_token_loss")),
+    "ppo.entropy": (("logits", "mask", "loss_agg_mode"), {},
+        ("entropy", "entropy_loss")),
+    "trpo.surrogate": (("log_prob", "old_log_prob", "advantages", "mask"), {},
+        ("per_token", "surrogate")),
+    "grpo.loss": (("log_prob", "mask"), {"old_log_prob": None, "ref_log_prob": None, "epsilon": 0.2, "epsilon_high": None, "beta": 0.04, "loss_type": "grpo", "max_completion_length": None, "num_items_in_batch": None, "delta": None, "importance_sampling_level": "token", "use_bias_correction_kl": False},
+        ("loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region")),
+    "dpo.loss": (("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps", "ref_rejected_logps"), {"beta": 0.1, "loss_type": "sigmoid", "label_smoothing": 0.0, "trl_version": "0.28", "reference_free": False, "chosen_lengths": None, "rejected_lengths": None, "bco_delta": None, "nll_loss": None, "loss_weights": None, "f_divergence": "reverse_kl", "f_alpha": 0.5, "discopop_tau": 0.05},
+        ("losses", "loss", "chosen_rewards", "rejected_rewards", "margins", "accuracies")),
+    "dpo.gradient": (("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps", "ref_rejected_logps"), {"beta": 0.1, "loss_type": "sigmoid", "label_smoothing": 0.0, "trl_version": "0.28", "reference_free": False, "chosen_lengths": None, "rejected_lengths": None, "bco_delta": None, "nll_loss": None, "loss_weights": None, "f_divergence": "reverse_kl", "f_alpha": 0.5, "discopop_tau": 0.05},
+        ("grad_chosen", "grad_rejected", "weight")),
+    "dpo.implicit_reward": (("log_prob", "ref_log_prob", "beta"), {},
+        ("reward",)),
+    "cpo.loss": (("policy_chosen_logps", "policy_rejected_logps"), {"beta": 0.1, "loss_type": "sigmoid", "gamma": 0.5, "label_smoothing": 0.0, "alpha": 0.0},
+        ("losses", "loss", "chosen_rewards", "rejected_rewards")),
+    "simpo.loss": (("chosen_avg_logps", "rejected_avg_logps"), {"beta": 2.0, "gamma": 0.5, "label_smoothing": 0.0},
+        ("loss",)),
+    "orpo.loss": (("chosen_avg_logps", "rejected_avg_logps"), {"beta": 0.1, "log1mexp": "stable"},
+        ("losses", "or_loss", "log_odds_ratio", "log_odds_chosen", "chosen_rewards", "rejected_rewards")),
+    "kto.loss": (("policy_chosen_logps", "policy_rejected_logps", "policy_kl_logps", "ref_chosen_logps", "ref_rejected_logps", "ref_kl_logps"), {"beta": 0.1, "desirable_weight": 1.0, "undesirable_weight": 1.0, "loss_type": "kto", "calculate_kl": True},
+        ("losses", "loss", "chosen_rewards", "rejected_rewards", "kl")),
+    "preference.bradley_terry": (("reward_chosen", "reward_rejected"), {},
+        ("prob",)),
+    "policy.optimal": (("ref_probs", "rewards", "beta"), {},
+        ("probs", "log_partition")),
+    "overopt.gold_reward": (("kl", "d", "alpha", "beta", "method"), {},
+        ("reward",)),
+    "overopt.peak": (("alpha", "beta", "method"), {},
+        ("d", "kl", "reward")),
+    "bon.kl": (("n",), {},
+        ("kl",)),
+}
 
 
-def contract_names() -> set[str]:
-    if not CONTRACT.exists():
-        pytest.skip(f"contract not found at {CONTRACT}")
-    return set(re.findall(r"^\| `([a-z_]+\.[a-z_0-9]+)` \|", CONTRACT.read_text(), re.M))
+CONVENTIONS = ["verl", "trl", "openrlhf"]
 
 
-def test_every_contract_function_is_registered():
-    names = contract_names()
-    assert len(names) > 40
-    assert names <= set(reference.names())
+def test_every_interface_function_is_registered():
+    assert len(CONTRACT) == 49
+    assert set(CONTRACT) <= set(reference.names())
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACT))
+def test_interface_parameters_defaults_and_outputs(name):
+    must_accept, defaults, outputs = CONTRACT[name]
+    d = reference.describe(name)
+    params = {p["name"]: p for p in d["params"]}
+    assert set(must_accept) | set(defaults) <= set(params), "a parameter of the interface is missing"
+    for arg, value in defaults.items():
+        assert not params[arg]["required"], arg
+        assert params[arg].get("default") == value, arg
+        assert type(params[arg].get("default")) is type(value), arg
+    assert set(outputs) <= set(d["outputs"])
+    if "convention" in params:
+        assert params["convention"]["default"] == "verl"
+        assert params["convention"]["allowed"] == CONVENTIONS
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_reference_doc", ROOT / "scripts" / "gen_reference_doc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reference_page_is_current():
+    """docs/reference.md is what the generator writes from the registry now (regenerate after a change:
+    ``python scripts/gen_reference_doc.py``)."""
+    assert PAGE.read_text(encoding="utf-8") == _generator().current_text(), \
+        "docs/reference.md is stale: run scripts/gen_reference_doc.py"
+
+
+def test_reference_page_lists_every_function_with_its_parameters():
+    page = PAGE.read_text(encoding="utf-8")
+    sections = page.split("\n### `")[1:]
+    by_name = {s.split("`", 1)[0]: s for s in sections}
+    assert sorted(by_name) == sorted(reference.names())
+    for name, section in by_name.items():
+        d = reference.describe(name)
+        first_line = d["doc"].strip().splitlines()[0]
+        assert first_line in section
+        for p in d["params"]:
+            assert f"| `{p['name']}` | {p['kind']} |" in section, (name, p["name"])
+        assert "Outputs: " + ", ".join(f"`{o}`" for o in d["outputs"]) + "." in section
+    gae = by_name["advantages.gae"]
+    assert "| `gamma` | float |  | `1.0` |" in gae
+    assert "| `rewards` | tensor | `(B, T)` | **required** |" in gae
+    assert '| `convention` | choice |  | `"verl"` | `"verl"`, `"trl"`, `"openrlhf"` |' in gae
+
+
+def test_generator_includes_whatever_is_registered():
+    """A function registered later (by a new family module) appears in the page without editing the
+    generator: render takes the registry's descriptions as they are."""
+    extra = {"name": "zz.new_function", "doc": "A new function.\n\nx ↦ 2x (made up for this test).",
+             "params": [{"name": "x", "kind": "tensor", "required": True, "shape": "(B,)"},
+                        {"name": "scale", "kind": "float", "required": False, "default": 2.0}],
+             "outputs": ["y"]}
+    text = _generator().render([reference.describe("kl.k1"), extra])
+    assert "## Functions (2)" in text
+    assert "[`zz.new_function`](#zznew_function)" in text
+    assert "### `zz.new_function`" in text and "x ↦ 2x" in text
+    assert "| `x` | tensor | `(B,)` | **required** |" in text
+    assert "| `scale` | float |  | `2.0` |" in text
+    assert "Outputs: `y`." in text
 
 
 @pytest.mark.parametrize("name", reference.names())
