@@ -14,6 +14,8 @@ import torch
 
 from .errors import ReferenceInputError
 from .masked import CONVENTIONS, LOSS_AGG_MODES, agg_loss_t, masked_mean_t
+from .policy_variants import (GRPO_LOSS_VARIANTS, PPO_VARIANT_NAMES, SAPO_TAU_NEG, SAPO_TAU_POS, GRPOVariantArgs,
+                              PPOVariantArgs, ppo_variant)
 from .registry import Param, register
 from .tensors import TensorContext, require_mask, require_ndim, require_positive, require_same_shape
 
@@ -76,14 +78,20 @@ def ppo_ratio(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: torch.Te
                   _AGG,
                   Param("clamp_log_ratio", "float", 20.0, doc="clamp log ρ to ±this before exp; None: no clamp"),
                   Param("ratio_threshold", "float", None, doc="TRL v0.11: zero the loss when mean ρ exceeds it"),
-                  *GLOBAL_BATCH_PARAMS, _CONV],
-          outputs=["pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl"])
+                  *GLOBAL_BATCH_PARAMS, _CONV,
+                  Param("loss_variant", "choice", "vanilla", choices=PPO_VARIANT_NAMES,
+                        doc="verl compute_policy_loss_<variant>; gspo also under convention openrlhf"),
+                  Param("tau_pos", "float", SAPO_TAU_POS, doc="sapo: gate temperature where A > 0 (verl)"),
+                  Param("tau_neg", "float", SAPO_TAU_NEG, doc="sapo: gate temperature where A <= 0 (verl)")],
+          outputs=["pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl",
+                   "per_seq_loss", "seq_ratio"])
 def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: torch.Tensor,
                     advantages: torch.Tensor, mask: torch.Tensor, clip_ratio: float, clip_ratio_low: float | None,
                     clip_ratio_high: float | None, clip_ratio_c: float | None, loss_agg_mode: str,
                     clamp_log_ratio: float | None, ratio_threshold: float | None, dp_size: int,
                     batch_num_tokens: float | None, global_batch_size: float | None,
-                    loss_scale_factor: float | None, convention: str) -> dict[str, torch.Tensor]:
+                    loss_scale_factor: float | None, convention: str, loss_variant: str, tau_pos: float,
+                    tau_neg: float) -> dict[str, torch.Tensor]:
     """PPO clipped surrogate with dual clip, as verl ``compute_policy_loss_vanilla``.
 
     δ = clamp(log_prob − old_log_prob, ±clamp_log_ratio), ρ = e^δ, ε_lo/ε_hi default clip_ratio.
@@ -95,6 +103,17 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
     pg_clipfrac_lower = mean 1[Lc > L3]·1[A < 0] (0 when clip_ratio_c is None);
     approx_kl = ½·mean (log_prob − old_log_prob)² (unclamped). With ``ratio_threshold`` (TRL v0.11)
     pg_loss is multiplied by 0 when the masked mean of ρ exceeds it.
+
+    ``loss_variant`` other than ``vanilla`` runs verl ``compute_policy_loss_<variant>`` at b178a3cd
+    (``gspo``, ``sapo``, ``cispo``, ``gpg``, ``geo_mean``; convention verl) or, for ``gspo`` with
+    convention openrlhf, OpenRLHF ``PolicyLoss`` at 3c3be623; formulas in ``policy_variants``. The
+    variants return the outputs upstream has (no ``approx_kl``; ``gpg`` only pg_loss and
+    per_token_loss; ``geo_mean`` per_seq_loss instead of per_token_loss) plus ``seq_ratio`` (B,) for
+    gspo and geo_mean. Upstream fixes some choices, so here: gspo and sapo always aggregate with
+    seq-mean-token-mean, geo_mean takes a plain mean over rows; ``clamp_log_ratio`` applies to sapo and
+    cispo (upstream ±20), gspo clamps log s from above at 10, geo_mean and openrlhf gspo do not clamp;
+    ``clip_ratio_c`` is the dual clip of openrlhf gspo only; ``tau_pos``/``tau_neg`` are sapo's.
+    ``ratio_threshold`` is vanilla only.
     """
     _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, advantages=advantages, mask=mask)
     _check_nonneg(clip_ratio, "clip_ratio")
@@ -108,6 +127,17 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
         require_positive(ratio_threshold, "ratio_threshold")
     eps_lo = clip_ratio if clip_ratio_low is None else clip_ratio_low
     eps_hi = clip_ratio if clip_ratio_high is None else clip_ratio_high
+    if loss_variant != "vanilla":
+        if ratio_threshold is not None:
+            raise ReferenceInputError("ratio_threshold", "applies to loss_variant 'vanilla' only")
+        for value, name in ((tau_pos, "tau_pos"), (tau_neg, "tau_neg")):
+            if not math.isfinite(value):
+                raise ReferenceInputError(name, "must be finite")
+            require_positive(value, name)
+        impl = ppo_variant(loss_variant, convention)
+        return impl(PPOVariantArgs(old_log_prob, log_prob, advantages, mask, eps_lo, eps_hi, clip_ratio_c,
+                                   loss_agg_mode, clamp_log_ratio, tau_pos, tau_neg, dp_size, batch_num_tokens,
+                                   global_batch_size, loss_scale_factor))
 
     raw = log_prob - old_log_prob
     delta = raw if clamp_log_ratio is None else torch.clamp(raw, -clamp_log_ratio, clamp_log_ratio)
@@ -230,7 +260,7 @@ def trpo_surrogate(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: tor
     return {"per_token": per_token, "surrogate": masked_mean_t(per_token, mask, None, "verl")}
 
 
-GRPO_LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
+GRPO_LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo", *GRPO_LOSS_VARIANTS)
 IS_LEVELS = ("token", "sequence")
 
 
@@ -259,13 +289,16 @@ def _grpo_aggregate(per_token: torch.Tensor, mask: torch.Tensor, loss_type: str,
                   Param("num_items_in_batch", "float", None, doc="dapo divisor; default Σ mask"),
                   Param("delta", "float", None, doc="upper cap on the unclipped ratio (two-sided clipping)"),
                   Param("importance_sampling_level", "choice", "token", choices=IS_LEVELS),
-                  Param("use_bias_correction_kl", "bool", False)],
-          outputs=["loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region"])
+                  Param("use_bias_correction_kl", "bool", False),
+                  Param("sapo_temperature_pos", "float", SAPO_TAU_POS, doc="sapo: temperature where A > 0"),
+                  Param("sapo_temperature_neg", "float", SAPO_TAU_NEG, doc="sapo: temperature where A <= 0")],
+          outputs=["loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region", "cispo_clip_ratio"])
 def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor,
               old_log_prob: torch.Tensor | None, ref_log_prob: torch.Tensor | None, epsilon: float,
               epsilon_high: float | None, beta: float, loss_type: str, max_completion_length: int | None,
               num_items_in_batch: float | None, delta: float | None, importance_sampling_level: str,
-              use_bias_correction_kl: bool) -> dict[str, torch.Tensor]:
+              use_bias_correction_kl: bool, sapo_temperature_pos: float,
+              sapo_temperature_neg: float) -> dict[str, torch.Tensor]:
     """GRPO objective, as TRL v0.28 ``GRPOTrainer._compute_loss`` with one process.
 
     log w = log_prob − old_log_prob per token (``token``) or its masked mean per row,
@@ -278,6 +311,11 @@ def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tens
     ρ < 1 − ε with A < 0, clip_ratio_high = share of ρ > 1 + ε_high with A > 0 (ρ after the δ cap),
     clip_ratio_region their union; token level: masked over tokens, sequence level: mean over rows.
     Defaults β = 0.04 and ``grpo`` follow DeepSeekMath (Shao et al. 2024), not TRL's β = 0 / ``dapo``.
+
+    Loss types ``luspo``, ``cispo`` and ``sapo`` follow TRL HEAD (f2cd5771), formulas in
+    ``policy_variants``: luspo = mean of L·|y_i| over all positions; cispo = −sg(min(w, ε_high))·A·lp
+    summed / max(num_items_in_batch, 1), metric ``cispo_clip_ratio`` instead of the clip ratios; sapo =
+    −σ(τ(w − 1))·4/τ·A with τ = ``sapo_temperature_pos``/``_neg``, aggregated as grpo, no clip metrics.
     """
     _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, ref_log_prob=ref_log_prob, mask=mask)
     if advantages.dim() == 1:
@@ -300,6 +338,11 @@ def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tens
         raise ReferenceInputError("max_completion_length", "must be a positive integer")
     if num_items_in_batch is not None:
         require_positive(num_items_in_batch, "num_items_in_batch")
+    for value, name in ((sapo_temperature_pos, "sapo_temperature_pos"),
+                        (sapo_temperature_neg, "sapo_temperature_neg")):
+        if not math.isfinite(value):
+            raise ReferenceInputError(name, "must be finite")
+        require_positive(value, name)
     eps_lo = epsilon
     eps_hi = epsilon if epsilon_high is None else epsilon_high
     max_len = log_prob.shape[1] if max_completion_length is None else max_completion_length
@@ -319,6 +362,11 @@ def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tens
         per_token_kl = torch.exp(d) - d - 1
         if use_bias_correction_kl:
             per_token_kl = per_token_kl * coef_1
+
+    if loss_type in GRPO_LOSS_VARIANTS:
+        return GRPO_LOSS_VARIANTS[loss_type](GRPOVariantArgs(
+            log_prob, coef_1, adv, mask, per_token_kl, beta, eps_lo, eps_hi, delta, num_items,
+            sapo_temperature_pos, sapo_temperature_neg))
 
     coef_2 = torch.clamp(coef_1, 1 - eps_lo, 1 + eps_hi)
     if delta is not None:

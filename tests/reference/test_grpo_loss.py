@@ -161,7 +161,7 @@ def test_without_old_log_prob_ratio_is_one_but_gradient_flows():
     (dict(beta=-0.1, ref_log_prob=[[0.0, 0.0], [0.0, 0.0]]), "beta"),
     (dict(advantages=[1.0, 2.0, 3.0]), "advantages"),
     (dict(mask=[[1.0, 1.0]]), "mask"),
-    (dict(loss_type="sapo"), "loss_type"),
+    (dict(loss_type="vespo"), "loss_type"),
     (dict(importance_sampling_level="row"), "importance_sampling_level"),
     (dict(max_completion_length=0), "max_completion_length"),
     (dict(epsilon=-0.2), "epsilon"),
