@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Status = Literal["correct", "incorrect", "invalid", "undecided"]
+Status = Literal["correct", "incorrect", "invalid", "undecided", "error"]
 
 #: A user-facing message in both languages of the service.
 Message = dict[str, str]  # {"en": ..., "zh": ...}

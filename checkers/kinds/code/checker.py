@@ -1,0 +1,381 @@
+"""code: the learner implements an engine function in Python; it runs sealed and is compared with the engine.
+
+The answer is Python source defining a function named like the last component of the registry name
+(``k3`` for ``kl.k3``, ``gae`` for ``advantages.gae``) unless the part names another. It is called with
+keyword arguments: the case's torch tensors (float64, or float32 where a case says so; ``requires_grad``
+set on the part's ``gradients`` inputs in a gradient case) and the exercise's scalars. It returns a dict of
+the graded outputs, or a bare tensor when one output is graded.
+
+Grading runs every hidden case in one fresh sealed child (:mod:`checkers.coderun`), reads plain numbers
+back and compares them here with the engine at the verify API's tolerances (rtol 1e-6, atol 1e-8; float32
+cases rtol 1e-4, atol 1e-6) and gradients at rtol 1e-6, atol 1e-8. The first failing case is reported with
+its inputs, expected and received values, the largest errors, and a diagnosis where one fits: the output of
+another convention, one of the part's known mistakes (engine arguments overridden), a flipped sign, or
+values right but gradients wrong (a detach in the wrong place).
+
+Statuses: ``correct``; ``incorrect`` (a case differs); ``error`` (the code could not be judged: syntax
+error, missing function, wrong signature, exception, time-out, resource limit — each its own ``note``).
+An ``error`` costs no attempt, like an unreadable answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from typing import Any, Mapping
+
+import torch
+
+from ... import coderun
+from ...reference import describe, names as engine_names
+from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from .. import _common as c
+from ..base import Examples, register_checker
+from .cases import MASK_NAMES, Case, CaseBuilder, cotangent, tensor_json
+from .starter import starter_source
+
+RTOL, ATOL = 1e-6, 1e-8
+RTOL_F32, ATOL_F32 = 1e-4, 1e-6
+GRAD_RTOL, GRAD_ATOL = 1e-6, 1e-8
+SHOW_INPUT_NUMBERS = 48         # inputs of a failing case are quoted when this small
+
+
+def learner_name(spec: Mapping[str, Any]) -> str:
+    return str(spec.get("name") or spec["function"].rsplit(".", 1)[-1])
+
+
+# ----------------------------------------------------------------------------------------- spec
+
+
+def validate_code_spec(spec: Mapping[str, Any]) -> None:
+    fn = spec.get("function")
+    if fn not in engine_names():
+        raise SpecError(f"function: {fn!r} is not an engine function")
+    params = {p["name"]: p for p in describe(fn)["params"]}
+    outputs = describe(fn)["outputs"]
+    args = spec.get("args")
+    if not (isinstance(args, list) and args and all(isinstance(a, str) for a in args)):
+        raise SpecError("args: needs the list of argument names the learner's function receives")
+    for a in args:
+        if a not in params:
+            raise SpecError(f"args: {a!r} is not a parameter of {fn}")
+    for key in ("scalars", "fixed"):
+        block = spec.get(key) or {}
+        if not isinstance(block, Mapping):
+            raise SpecError(f"{key}: must be a mapping")
+        for k in block:
+            if k not in params:
+                raise SpecError(f"{key}.{k}: not a parameter of {fn}")
+    for k in spec.get("scalars") or {}:
+        if k not in args:
+            raise SpecError(f"scalars.{k}: the learner's function must receive it (list it in args)")
+    tensor_args = [a for a in args if params[a]["kind"] == "tensor"]
+    if not tensor_args:
+        raise SpecError("args: at least one tensor input is needed")
+    for a in args:
+        if params[a]["kind"] != "tensor" and a not in (spec.get("scalars") or {}):
+            raise SpecError(f"args: {a!r} is a scalar; give its value in scalars")
+    outs = spec.get("outputs")
+    if not (isinstance(outs, list) and outs and all(o in outputs for o in outs)):
+        raise SpecError(f"outputs: a non-empty list among {', '.join(outputs)}")
+    for g in spec.get("gradients") or []:
+        if g not in tensor_args or g in MASK_NAMES or g == "index":
+            raise SpecError(f"gradients: {g!r} must be a floating tensor input")
+    if not isinstance(spec.get("solution"), str):
+        raise SpecError("solution: the reference solution's source is required")
+    c.require_message(spec.get("summary"), "summary")
+    mistakes = spec.get("mistakes") or []
+    c.validate_mistakes(spec, ("overrides",))
+    for i, m in enumerate(mistakes):
+        if not isinstance(m["overrides"], Mapping) or not all(k in params for k in m["overrides"]):
+            raise SpecError(f"mistakes[{i}].overrides: engine arguments of {fn}")
+    for i, b in enumerate(spec.get("buggy") or []):
+        if not (isinstance(b, Mapping) and isinstance(b.get("source"), str) and isinstance(b.get("note"), str)):
+            raise SpecError(f"buggy[{i}]: needs source and the note it must be graded with")
+
+
+# ------------------------------------------------------------------------------------ running
+
+
+def _payload_case(builder: CaseBuilder, case: Case, outputs: list[str], ref_outs) -> dict[str, Any]:
+    typed = builder.typed(case)
+    kwargs: dict[str, Any] = {}
+    for k, v in typed.items():
+        kwargs[k] = tensor_json(v, requires_grad=case.grad and k in builder.gradients)
+    kwargs.update(case.scalars)
+    item: dict[str, Any] = {"id": case.id, "kwargs": kwargs, "outputs": outputs}
+    if case.grad:
+        item["grad_wrt"] = list(builder.gradients)
+        item["cotangents"] = {n: tensor_json(cotangent(ref_outs[n]))["tensor"] for n in outputs}
+    return item
+
+
+def _tensor_from(reply: Any) -> torch.Tensor | None:
+    """A learner tensor from the child's JSON, or None when the reply is not well formed."""
+    if not isinstance(reply, dict):
+        return None
+    shape, data = reply.get("shape"), reply.get("data")
+    if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)
+            and isinstance(data, list) and len(data) == math.prod(shape)):
+        return None
+    try:
+        flat = [float(x) for x in data]   # "nan"/"inf"/"-inf" strings read as the floats they name
+    except (TypeError, ValueError):
+        return None
+    return torch.tensor(flat, dtype=torch.float64).reshape(shape)
+
+
+def _compare(expected: torch.Tensor, got: torch.Tensor | None, rtol: float, atol: float) -> dict[str, Any]:
+    exp = expected.detach().to(torch.float64)
+    if got is None:
+        return {"ok": False, "reason": "not_a_tensor"}
+    if tuple(got.shape) != tuple(exp.shape):
+        return {"ok": False, "reason": "shape", "expected_shape": list(exp.shape), "shape": list(got.shape)}
+    close = torch.isclose(got, exp, rtol=rtol, atol=atol, equal_nan=True)
+    both = torch.isfinite(got) & torch.isfinite(exp)
+    abs_err = torch.where(both, (got - exp).abs(), torch.zeros_like(exp))
+    rel_err = torch.where(both & (exp != 0), abs_err / exp.abs().clamp_min(1e-300), torch.zeros_like(exp))
+    result = {"ok": bool(close.all()), "max_abs_err": float(abs_err.max()) if exp.numel() else 0.0,
+              "max_rel_err": float(rel_err.max()) if exp.numel() else 0.0,
+              "mismatches": int((~close).sum())}
+    if not result["ok"]:
+        idx = [int(i) for i in torch.nonzero(~close)[0].tolist()]
+        result.update(first_mismatch=idx, expected_value=_num(exp[tuple(idx)]), got_value=_num(got[tuple(idx)]))
+    return result
+
+
+def _num(t: torch.Tensor) -> Any:
+    x = float(t)
+    return x if math.isfinite(x) else str(x)
+
+
+def _brief(t: torch.Tensor) -> Any:
+    """A small input as nested lists, non-finite numbers as strings (JSON-safe)."""
+    def conv(x: Any) -> Any:
+        if isinstance(x, list):
+            return [conv(y) for y in x]
+        x = float(x)
+        return x if math.isfinite(x) else str(x)
+    return conv(t.tolist())
+
+
+class CodeChecker:
+    kind = "code"
+
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        validate_code_spec(spec)
+
+    def parse(self, raw: Any, spec: Mapping[str, Any]) -> str:
+        if not isinstance(raw, str):
+            raise AnswerParseError("Expected Python source text.", None, zh="需要 Python 源代码文本。")
+        if len(raw.encode("utf-8", "surrogatepass")) > coderun.MAX_SOURCE_BYTES:
+            raise AnswerParseError(f"The code is longer than {coderun.MAX_SOURCE_BYTES // 1024} KB.", None,
+                                   zh=f"代码超过 {coderun.MAX_SOURCE_BYTES // 1024} KB。")
+        if not raw.strip():
+            raise AnswerParseError("Write the function first.", None, zh="请先写出函数。")
+        return raw
+
+    def interpret(self, parsed: str, spec: Mapping[str, Any]) -> Interpretation:
+        lines = parsed.count("\n") + 1
+        return Interpretation(text=f"Python source, {lines} line{'s' if lines != 1 else ''}, "
+                                   f"defining {learner_name(spec)}(...)")
+
+    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        return {"solution": spec["solution"], "function": spec["function"], "name": learner_name(spec)}
+
+    def starter(self, spec: Mapping[str, Any]) -> str:
+        return starter_source(spec)
+
+    def grade(self, parsed: str, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
+        return _grade_cached(parsed, json.dumps(_code_block(spec), sort_keys=True, default=str), "hidden")
+
+    def check(self, source: str, spec: Mapping[str, Any]) -> Verdict:
+        """**Check**: the visible cases only (their expected values may be shown)."""
+        return _grade_cached(source, json.dumps(_code_block(spec), sort_keys=True, default=str), "visible")
+
+    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
+        ex = Examples(correct=[spec["solution"]])
+        for b in spec.get("buggy") or []:
+            ex.incorrect.append((b["source"], b["note"]))
+        ex.invalid += ["", 42]
+        return ex
+
+
+def _code_block(spec: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("function", "name", "args", "scalars", "fixed", "outputs", "gradients", "mistakes")
+    return {k: spec[k] for k in keys if k in spec}
+
+
+@functools.lru_cache(maxsize=256)
+def _grade_cached(source: str, spec_json: str, which: str) -> Verdict:
+    # A verdict is a pure function of the source and the exercise (the cases are fixed per exercise),
+    # so a resubmission or the bank self-test over many seeds runs the sandbox once.
+    return _grade(source, json.loads(spec_json), which)
+
+
+def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
+    builder = CaseBuilder(spec)
+    outputs = list(spec["outputs"])
+    cases = builder.visible() if which == "visible" else builder.hidden()
+    refs = [builder.reference(case, outputs) for case in cases]
+    payload = [_payload_case(builder, case, outputs, ref[0]) for case, ref in zip(cases, refs)]
+    try:
+        outcome = coderun.run(source, learner_name(spec), payload)
+    except coderun.SandboxUnavailable as exc:
+        return _error("sandbox_unavailable", msg(f"Code cannot be graded on this server: {exc}.",
+                                                  f"此服务器无法评测代码：{exc}。"))
+    if outcome.fatal is not None:
+        return _fatal(outcome.fatal, spec)
+    rows = []
+    for case, (ref_outs, ref_grads) in zip(cases, refs):
+        reply = outcome.cases.get(case.id)
+        if reply is None:
+            if outcome.timed_out:
+                return _error("timeout", msg(f"Your code did not finish in time (case: {case.label['en']}).",
+                                             f"代码未能在限定时间内完成（用例：{case.label['zh']}）。"), rows)
+            if outcome.too_large:
+                return _error("resource_limit", msg("Your code produced too much output.", "代码输出过多。"), rows)
+            return _error("resource_limit", msg(
+                f"Your code was stopped (CPU or memory limit, or it exited) in case: {case.label['en']}.",
+                f"代码被终止（CPU 或内存超限，或提前退出），用例：{case.label['zh']}。"), rows)
+        if "error" in reply:
+            return _case_error(reply, case, rows)
+        row = _judge_case(builder, case, reply, ref_outs, ref_grads, outputs)
+        rows.append(row)
+        if not row["ok"]:
+            verdict_text = _diagnose(builder, case, reply, outputs, row, spec)
+            return Verdict("incorrect", 0.0, verdict_text[0], verdict_text[1], None,
+                           {"cases": rows, "first_failure": row, "output": outcome.output[:1000]})
+    return Verdict("correct", 1.0, msg(f"All {len(rows)} cases pass.", f"全部 {len(rows)} 个用例通过。"), None,
+                   None, {"cases": rows, "output": outcome.output[:1000]})
+
+
+def _judge_case(builder: CaseBuilder, case: Case, reply: dict, ref_outs, ref_grads, outputs) -> dict[str, Any]:
+    rtol, atol = (RTOL_F32, ATOL_F32) if case.dtype == "float32" else (RTOL, ATOL)
+    row: dict[str, Any] = {"id": case.id, "label": case.label, "ok": True, "outputs": {}, "grads": {}}
+    for name in outputs:
+        got = _tensor_from((reply.get("outputs") or {}).get(name))
+        cmp = _compare(ref_outs[name], got, rtol, atol)
+        row["outputs"][name] = cmp
+        row["ok"] &= cmp["ok"]
+    if case.grad:
+        for name, ref in ref_grads.items():
+            raw = (reply.get("grads") or {}).get(name, "missing")
+            got = torch.zeros_like(ref, dtype=torch.float64) if raw is None else _tensor_from(raw)
+            cmp = _compare(ref, got, GRAD_RTOL, GRAD_ATOL)
+            row["grads"][name] = cmp
+            row["ok"] &= cmp["ok"]
+    if not row["ok"]:
+        row["inputs"] = {k: _brief(v) for k, v in builder.typed(case).items()
+                         if sum(t.numel() for t in case.tensors.values()) <= SHOW_INPUT_NUMBERS}
+        row["inputs"].update(case.scalars)
+    return row
+
+
+def _matches(builder: CaseBuilder, case: Case, reply: dict, outputs: list[str], overrides) -> bool:
+    try:
+        alt, _ = builder.reference(Case(case.id, case.label, case.tensors, case.scalars, case.dtype, False,
+                                        case.engine_fixed), outputs, overrides)
+    except Exception:  # an override that does not apply to this case is simply not the diagnosis
+        return False
+    rtol, atol = (RTOL_F32, ATOL_F32) if case.dtype == "float32" else (RTOL, ATOL)
+    return all(_compare(alt[n], _tensor_from((reply.get("outputs") or {}).get(n)), rtol, atol)["ok"]
+               for n in outputs)
+
+
+def _diagnose(builder: CaseBuilder, case: Case, reply: dict, outputs: list[str], row: dict,
+              spec: Mapping[str, Any]) -> tuple[dict[str, str], str]:
+    where_en, where_zh = _where(row)
+    head_en = f"Case “{case.label['en']}” fails: {where_en}"
+    head_zh = f"用例“{case.label['zh']}”未通过：{where_zh}"
+    values_ok = all(cmp["ok"] for cmp in row["outputs"].values())
+    if values_ok and row["grads"]:
+        return msg(head_en + " The values are right but the gradients are not: check where you detach "
+                   "(a detached term, or one that should be detached and is not).",
+                   head_zh + " 数值正确但梯度不对：检查 detach 的位置（该截断梯度的项没有截断，或不该截断的截断了）。"), \
+            "gradient-mismatch"
+    for m in spec.get("mistakes") or []:
+        if _matches(builder, case, reply, outputs, m["overrides"]):
+            return msg(f"{head_en} {m['feedback']['en']}", f"{head_zh} {m['feedback']['zh']}"), m["note"]
+    params = {p["name"]: p for p in describe(builder.function)["params"]}
+    conv = params.get("convention")
+    if conv is not None:
+        current = (spec.get("fixed") or {}).get("convention", conv.get("default"))
+        for other in conv.get("allowed") or []:
+            if other != current and _matches(builder, case, reply, outputs, {"convention": other}):
+                return msg(f"{head_en} Your output follows the {other} convention; this exercise asks for "
+                           f"{current}.", f"{head_zh} 你的输出符合 {other} 的约定；本题要求 {current} 的约定。"), \
+                    f"convention-{other}"
+    got = {n: _tensor_from((reply.get("outputs") or {}).get(n)) for n in outputs}
+    expected = _expected_of(builder, case, outputs)
+    if all(got[n] is not None and _compare(-expected[n], got[n], RTOL_F32, ATOL_F32)["ok"] for n in outputs):
+        return msg(f"{head_en} Every value has the wrong sign.", f"{head_zh} 所有数值的符号都反了。"), "wrong-sign"
+    return msg(head_en, head_zh), "mismatch"
+
+
+def _expected_of(builder: CaseBuilder, case: Case, outputs: list[str]) -> dict[str, torch.Tensor]:
+    return builder.reference(Case(case.id, case.label, case.tensors, case.scalars, case.dtype, False,
+                                  case.engine_fixed), outputs)[0]
+
+
+def _where(row: dict) -> tuple[str, str]:
+    for kind_en, kind_zh, block in (("output", "输出", row["outputs"]), ("gradient of", "梯度", row["grads"])):
+        for name, cmp in block.items():
+            if cmp["ok"]:
+                continue
+            if cmp.get("reason") == "shape":
+                return (f"{kind_en} {name} has shape {cmp['shape']}, expected {cmp['expected_shape']}.",
+                        f"{kind_zh} {name} 的形状是 {cmp['shape']}，应为 {cmp['expected_shape']}。")
+            if cmp.get("reason") == "not_a_tensor":
+                return (f"{kind_en} {name} is missing or not a tensor of numbers.",
+                        f"{kind_zh} {name} 缺失或不是数值张量。")
+            idx = "".join(f"[{i}]" for i in cmp["first_mismatch"])
+            return (f"{kind_en} {name}{idx} is {cmp['got_value']}, expected {cmp['expected_value']} "
+                    f"({cmp['mismatches']} element(s) differ; largest absolute error {cmp['max_abs_err']:.3g}, "
+                    f"relative {cmp['max_rel_err']:.3g}).",
+                    f"{kind_zh} {name}{idx} 为 {cmp['got_value']}，应为 {cmp['expected_value']}"
+                    f"（{cmp['mismatches']} 个元素不同；最大绝对误差 {cmp['max_abs_err']:.3g}，"
+                    f"相对误差 {cmp['max_rel_err']:.3g}）。")
+    return ("", "")
+
+
+def _error(note: str, feedback: dict[str, str], rows: list | None = None, **details: Any) -> Verdict:
+    return Verdict("error", 0.0, feedback, note, None, {"cases": rows or [], **details})
+
+
+def _fatal(fatal: dict, spec: Mapping[str, Any]) -> Verdict:
+    note = str(fatal.get("note", "exception"))
+    if note == "syntax_error":
+        line, col = fatal.get("line"), fatal.get("column")
+        return _error("syntax_error", msg(f"Syntax error on line {line}, column {col}: {fatal.get('message')}.",
+                                          f"第 {line} 行第 {col} 列有语法错误：{fatal.get('message')}。"),
+                      line=line, column=col)
+    if note == "missing_function":
+        name = learner_name(spec)
+        return _error("missing_function", msg(f"Define a function named {name}.", f"请定义名为 {name} 的函数。"))
+    if note == "exception":
+        err = fatal.get("error") or {}
+        return _error("exception", msg(f"Your module raised {err.get('type')}: {err.get('message')} "
+                                       f"({'; '.join(err.get('where') or [])}).",
+                                       f"模块执行时抛出 {err.get('type')}：{err.get('message')}"
+                                       f"（{'；'.join(err.get('where') or [])}）。"))
+    return _error("sandbox_unavailable", msg(f"Code cannot be graded on this server: {fatal.get('message')}.",
+                                             f"此服务器无法评测代码：{fatal.get('message')}。"))
+
+
+def _case_error(reply: dict, case: Case, rows: list) -> Verdict:
+    err = reply.get("error") or {}
+    where = "; ".join(err.get("where") or [])
+    text_en = f"{err.get('type')}: {err.get('message')}" + (f" ({where})" if where else "")
+    if reply.get("signature"):
+        return _error("wrong_signature", msg(f"The function's parameters do not match the exercise: {text_en}.",
+                                             f"函数参数与题目不符：{text_en}。"), rows)
+    if reply.get("resource"):
+        return _error("resource_limit", msg(f"Out of memory in case “{case.label['en']}”.",
+                                            f"用例“{case.label['zh']}”内存不足。"), rows)
+    return _error("exception", msg(f"Case “{case.label['en']}” raised {text_en}.",
+                                   f"用例“{case.label['zh']}”抛出异常 {text_en}。"), rows)
+
+
+register_checker(CodeChecker())

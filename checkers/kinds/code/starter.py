@@ -1,0 +1,35 @@
+"""The starter a learner sees: the exercise's signature with a docstring, generated from the registry."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ...reference import describe
+
+
+def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
+    if param["kind"] == "tensor":
+        return f"{param['name']}: torch.Tensor {param.get('shape', '')}".rstrip()
+    return f"{param['name']}: {param['kind']} (this exercise: {value!r})"
+
+
+def starter_source(spec: Mapping[str, Any], lang: str = "en") -> str:
+    """``def <name>(<args>):`` with a docstring naming each argument's shape and what to return."""
+    fn = spec["function"]
+    name = str(spec.get("name") or fn.rsplit(".", 1)[-1])
+    params = {p["name"]: p for p in describe(fn)["params"]}
+    scalars = spec.get("scalars") or {}
+    args = list(spec["args"])
+    outputs = list(spec["outputs"])
+    summary = (spec.get("summary") or {}).get(lang) or (spec.get("summary") or {}).get("en", "")
+    arg_lines = "\n".join(f"        {_arg_line(params[a], scalars.get(a))}" for a in args)
+    if len(outputs) == 1:
+        ret = f"the tensor {outputs[0]}" if lang == "en" else f"张量 {outputs[0]}"
+        body = f"    {outputs[0]} = ...\n    return {outputs[0]}"
+    else:
+        ret = ("a dict with " if lang == "en" else "字典，键为 ") + ", ".join(repr(o) for o in outputs)
+        body = "    " + "\n    ".join(f"{o} = ..." for o in outputs) + \
+            "\n    return {" + ", ".join(f"{o!r}: {o}" for o in outputs) + "}"
+    args_word, ret_word = ("Args", "Returns") if lang == "en" else ("参数", "返回")
+    return (f"import torch\n\n\ndef {name}({', '.join(args)}):\n"
+            f'    """{summary}\n\n    {args_word}:\n{arg_lines}\n\n    {ret_word}: {ret}\n    """\n{body}\n')
