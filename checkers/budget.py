@@ -17,3 +17,30 @@ clock = time.thread_time
 #: The interval timer (and its signal) that counts the same kind of time for a single-threaded worker.
 TIMER = signal.ITIMER_PROF if hasattr(signal, "ITIMER_PROF") else None
 TIMER_SIGNAL = signal.SIGPROF if hasattr(signal, "SIGPROF") else None
+
+
+def count_calls(fn, *args, **kwargs):
+    """Run ``fn(*args, **kwargs)`` in this thread and return ``(result, calls)``.
+
+    ``calls`` is the number of Python and C function calls made meanwhile (``sys.setprofile`` events
+    ``call`` and ``c_call``): a measure of work that, unlike any clock, does not change when other
+    processes share the cores. Tests bound it to prove that hostile input is refused before the work
+    it would cause; ``benchmarks/`` report the time. An exception from ``fn`` propagates (the count
+    is then lost).
+    """
+    import sys
+
+    n = 0
+
+    def prof(frame, event, arg):
+        nonlocal n
+        if event == "call" or event == "c_call":
+            n += 1
+
+    outer = sys.getprofile()
+    sys.setprofile(prof)  # this thread only: other threads' work is not counted
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        sys.setprofile(outer)
+    return result, n

@@ -1,21 +1,34 @@
 """Hostile input through the grading facade (checkers.grading), in the real sandbox pool.
 
 Every case must come back as a verdict (never an exception) whose status is ``invalid`` (or
-``undecided`` when a time limit ended it), within 1 s of wall-clock time, and must leave no side
-effect: a sentinel file that the injected code would create must not appear.
+``undecided`` when the sandbox's hard limit, chosen here, ended it), and must leave no side effect: a
+sentinel file that the injected code would create must not appear.
+
+No clock is read. What keeps each case cheap is checked as *work*: the calls the calling thread makes
+on one answer (``checkers.budget.count_calls``) stay under a fixed bound, so an answer that is not
+refused before the work it would cause fails here on a quiet and on a loaded machine alike. Work done
+inside a sandbox worker is bounded by the limit the test passes (``LIMIT_S``): past it the worker is
+killed and the verdict is ``undecided``/``timeout``. Latency figures: ``benchmarks/bench_hostile.py``.
 """
 
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from checkers import grading, sandbox
+from checkers.budget import count_calls
+from checkers.kinds import array as array_kind
 
+#: The hard limit (seconds) the test gives the sandbox for each symbolic / derivation answer.
 LIMIT_S = 1.0
 OK = ("invalid", "undecided")
+#: Calls the calling thread may make on one text answer. An ordinary answer costs a few thousand (the
+#: parser's token limit bounds the rest); a bomb built out, or parsed past the limits, costs far more.
+MAX_CALLS = 50_000
+#: An array is read node by node up to its element limit (a handful of calls a node), then refused.
+MAX_ARRAY_CALLS = 16 * 2 * array_kind.MAX_ELEMENTS
 V = {"x": {}, "y": {}, "p": {"domain": "probability"}}
 
 #: ``{s}`` is replaced by the sentinel path of the test.
@@ -121,7 +134,7 @@ def _text(template: str, sentinel) -> str:
 
 @pytest.fixture(scope="module")
 def pool():
-    """The real, killable pool, started and warmed before any case is timed."""
+    """The real, killable pool, started and warmed before the first case."""
     before = sandbox.is_inprocess()
     sandbox.set_inprocess(False)
     sandbox.get_pool().start()
@@ -131,12 +144,10 @@ def pool():
     sandbox.set_inprocess(before)
 
 
-def _graded(call, sentinel):
-    t0 = time.monotonic()
-    v = call()
-    elapsed = time.monotonic() - t0
+def _graded(call, sentinel, max_calls=MAX_CALLS):
+    v, calls = count_calls(call)
     assert not sentinel.exists(), "the answer had a side effect"
-    assert elapsed < LIMIT_S, f"took {elapsed:.2f} s"
+    assert calls <= max_calls, f"{calls} calls in the calling thread"
     assert v.status in OK, (v.status, v.note, v.feedback["en"])
     assert not v.consumes_attempt
     assert v.feedback["en"] and v.feedback["zh"]
@@ -151,17 +162,17 @@ def test_the_suite_is_big_enough():
 @pytest.mark.parametrize("name,template", HOSTILE, ids=[n for n, _ in HOSTILE])
 def test_check_symbolic(pool, tmp_path, name, template):
     s = tmp_path / "sentinel"
-    _graded(lambda: grading.check_symbolic("x + 1", _text(template, s), V), s)
+    _graded(lambda: grading.check_symbolic("x + 1", _text(template, s), V, timeout=LIMIT_S), s)
 
 
 @pytest.mark.parametrize("name,template", HOSTILE, ids=[n for n, _ in HOSTILE])
 def test_check_derivation(pool, tmp_path, name, template):
     s = tmp_path / "sentinel"
     text = _text(template, s)
-    _graded(lambda: grading.check_derivation([text], "x + 1", "1 + x", V), s)
+    _graded(lambda: grading.check_derivation([text], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
     # a hostile step in the middle of an otherwise sound chain, and as a continuation
-    _graded(lambda: grading.check_derivation(["x + 1", text, "1 + x"], "x + 1", "1 + x", V), s)
-    _graded(lambda: grading.check_derivation(["x + 1", "= " + text], "x + 1", "1 + x", V), s)
+    _graded(lambda: grading.check_derivation(["x + 1", text, "1 + x"], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
+    _graded(lambda: grading.check_derivation(["x + 1", "= " + text], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
 
 
 SPECS = {
@@ -178,7 +189,7 @@ SPECS = {
 @pytest.mark.parametrize("name,template", HOSTILE, ids=[n for n, _ in HOSTILE])
 def test_grade_text_for_every_kind(pool, tmp_path, kind, name, template):
     s = tmp_path / "sentinel"
-    _graded(lambda: grading.grade(_text(template, s), SPECS[kind], {}), s)
+    _graded(lambda: grading.grade(_text(template, s), SPECS[kind], {}, timeout=LIMIT_S), s)
 
 
 #: A plain number is a legitimate numeric answer, so those pairs are not hostile.
@@ -188,16 +199,22 @@ _OBJECT_CASES = [(kind, name, raw) for kind in sorted(SPECS) for name, raw in NO
 
 @pytest.mark.parametrize("kind,name,raw", _OBJECT_CASES, ids=[f"{k}-{n}" for k, n, _ in _OBJECT_CASES])
 def test_grade_objects_for_every_kind(pool, tmp_path, kind, name, raw):
-    _graded(lambda: grading.grade(raw, SPECS[kind], {}), tmp_path / "sentinel")
+    _graded(lambda: grading.grade(raw, SPECS[kind], {}, timeout=LIMIT_S), tmp_path / "sentinel")
+
+
+@pytest.fixture(scope="module")
+def warm_parser():
+    """Pay the parser's one-time sympy costs (``mathparse.warm_up``) before any answer's work is counted."""
+    for spec in SPECS.values():
+        grading.validate("x + 1", spec)
 
 
 @pytest.mark.parametrize("name,template", HOSTILE, ids=[n for n, _ in HOSTILE])
-def test_validate_never_raises(tmp_path, name, template):
+def test_validate_never_raises(warm_parser, tmp_path, name, template):
     s = tmp_path / "sentinel"
     for kind, spec in SPECS.items():
-        t0 = time.monotonic()
-        out = grading.validate(_text(template, s), spec)
-        assert time.monotonic() - t0 < LIMIT_S
+        out, calls = count_calls(grading.validate, _text(template, s), spec)
+        assert calls <= MAX_CALLS, (kind, calls)
         assert not s.exists()
         assert isinstance(out["valid"], bool)
 
@@ -236,9 +253,9 @@ def test_hostile_derivations(pool, tmp_path, name, raw):
     if isinstance(raw, list):
         raw = [_text(x, s) if isinstance(x, str) else x for x in raw]
     spec = SPECS["derivation"]
-    _graded(lambda: grading.grade(raw, spec, {}), s)
+    _graded(lambda: grading.grade(raw, spec, {}, timeout=LIMIT_S), s)
     if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
-        _graded(lambda: grading.check_derivation(raw, spec["start"], spec["goal"], V), s)
+        _graded(lambda: grading.check_derivation(raw, spec["start"], spec["goal"], V, timeout=LIMIT_S), s)
 
 
 # -- numeric, array and choice parts given hostile structures ----------------------------------
@@ -276,7 +293,7 @@ def test_hostile_arrays(pool, tmp_path, name, raw):
     s = tmp_path / "sentinel"
     if isinstance(raw, str):
         raw = _text(raw, s)
-    _graded(lambda: grading.grade(raw, SPECS["array"], {}), s)
+    _graded(lambda: grading.grade(raw, SPECS["array"], {}), s, MAX_ARRAY_CALLS)
 
 
 NUMERIC_STRINGS = ["ln(2)/2 + __import__('os').system('touch {s}')", "1" * 3000, "0x1p-2", "1_000",
