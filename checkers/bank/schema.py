@@ -43,7 +43,7 @@ PART_KIND_KEYS: dict[str, set[str]] = {
 SOURCE_KEYS = {"claim", "paper", "section", "file", "function", "repo"}
 SOURCE_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
-MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value",
+MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value", "overrides",
                 "answer", "line"}
 
 #: Keys allowed next to each parameter generator.
