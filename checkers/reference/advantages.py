@@ -11,14 +11,18 @@ that needs no division (so a_t = 0 is fine) and no per-timestep Python loop.
 from __future__ import annotations
 
 import math
+from typing import Callable
+
 import torch
 
 from .errors import ReferenceInputError
+from .groupwise import grpo_vectorized_t
 from .masked import CONVENTIONS, check_convention, masked_whiten_t
 from .registry import Param, register
 from .tensors import TensorContext, require_mask, require_ndim, require_same_shape
 
 SCAN_CHUNK = 64
+GRPO_IMPLEMENTATION_NAMES = ("loop", "vectorized")
 GRPO_EPS = {"verl": 1e-6, "trl": 1e-4, "openrlhf": 1e-9}
 RLOO_NORMALIZE_EPS = 1e-4
 OPENRLHF_WHITEN_EPS = 1e-8
@@ -337,12 +341,15 @@ def grpo_t(scores: torch.Tensor, ids: torch.Tensor, epsilon: float | None = None
                   Param("epsilon", "float", None, doc="default: verl 1e-6, trl 1e-4, openrlhf 1e-9"),
                   Param("scale", "choice", "group", choices=("group", "batch", "none")),
                   Param("norm_by_std", "bool", None, doc="alias: True = scale 'group', False = 'none'"),
-                  Param("unbiased", "bool", True), _CONV],
+                  Param("unbiased", "bool", True), _CONV,
+                  Param("implementation", "choice", "loop", choices=GRPO_IMPLEMENTATION_NAMES,
+                        doc="verl only: 'loop' (compute_grpo_outcome_advantage) or 'vectorized' "
+                            "(compute_grpo_vectorized_outcome_advantage: float32 statistics, variance floor ε)")],
           outputs=["advantages", "token_advantages"])
 def advantages_grpo(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
                     mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
                     epsilon: float | None, scale: str, norm_by_std: bool | None, unbiased: bool,
-                    convention: str) -> dict[str, torch.Tensor]:
+                    convention: str, implementation: str) -> dict[str, torch.Tensor]:
     """GRPO outcome advantages (Shao et al. 2024, DeepSeekMath): A = (s − mean_g)/(std + ε).
 
     s = scores, or Σ_t token_level_rewards (verl ``compute_grpo_outcome_advantage``). std is the group's
@@ -354,6 +361,11 @@ def advantages_grpo(ctx: TensorContext, scores: torch.Tensor | None, token_level
     * trl (``GRPOTrainer``): ε = 1e-4; nan scores are unscorable: group statistics use the non-nan
       members (nanmean, unbiased nanstd), a one-member group gets 0 and any nan advantage becomes 0.
     * openrlhf (``group_norm``): ε = 1e-9, plain mean/std (a one-member group's std is nan).
+
+    ``implementation="vectorized"`` (verl only, ``compute_grpo_vectorized_outcome_advantage``): the group
+    mean and the unbiased std are accumulated in float32 by the one-pass formula Σs² − (Σs)²/c and the
+    variance is floored at ε before the square root, so A = (s − mean_g)/(√max(var_g, ε) + ε); a group
+    with equal scores gets 0, not 0/ε noise; one-member groups as the loop version.
     With ``mask``, ``token_advantages`` = A·m. Detached (upstream runs under no_grad).
     """
     if norm_by_std is not None:
@@ -361,8 +373,21 @@ def advantages_grpo(ctx: TensorContext, scores: torch.Tensor | None, token_level
     s = _scores_from(scores, token_level_rewards, mask)
     ids = _group_ids(index, group_size, s.shape[0], s.device)
     with torch.no_grad():
-        adv = grpo_t(s, ids, epsilon, scale, unbiased, convention)
+        adv = GRPO_IMPLEMENTATIONS[implementation](s, ids, epsilon, scale, unbiased, convention)
     return _with_tokens(adv, mask)
+
+
+def _grpo_vectorized(scores: torch.Tensor, ids: torch.Tensor, epsilon: float | None, scale: str,
+                     unbiased: bool, convention: str) -> torch.Tensor:
+    if convention != "verl":
+        raise ReferenceInputError("implementation", "'vectorized' is verl's; use convention='verl'")
+    if not unbiased:
+        raise ReferenceInputError("unbiased", "verl's vectorized GRPO always uses the unbiased group std")
+    return grpo_vectorized_t(scores, ids, GRPO_EPS["verl"] if epsilon is None else epsilon, scale)
+
+
+#: ``advantages.grpo``'s ``implementation`` argument -> the function that computes A from (B,) scores.
+GRPO_IMPLEMENTATIONS: dict[str, Callable[..., torch.Tensor]] = {"loop": grpo_t, "vectorized": _grpo_vectorized}
 
 
 def rloo_t(scores: torch.Tensor, ids: torch.Tensor, normalize: bool = False, singleton: str | None = None,

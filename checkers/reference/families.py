@@ -8,6 +8,7 @@ FAMILY_MODULES = (
     "masked",        # masked.*, loss.aggregate
     "shaping",       # kl_controller.*, reward.*
     "advantages",    # advantages.*
+    "advantages_v2", # advantages.grpo_passk, reinforce_pp_baseline, opo, gpg, grpo_multi
     "policy",        # ppo.*, trpo.*, grpo.loss
     "preference",    # dpo.*, cpo/simpo/orpo/kto, preference.bradley_terry, policy.optimal
     "overopt",       # overopt.*, bon.kl
