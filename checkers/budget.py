@@ -9,6 +9,7 @@ hard limit, which kills a worker whatever it is doing.
 from __future__ import annotations
 
 import signal
+import sys
 import time
 
 #: Seconds of this thread's CPU time (user + system).
@@ -28,8 +29,6 @@ def count_calls(fn, *args, **kwargs):
     it would cause; ``benchmarks/`` report the time. An exception from ``fn`` propagates (the count
     is then lost).
     """
-    import sys
-
     n = 0
 
     def prof(frame, event, arg):

@@ -4,9 +4,12 @@ and a result cut short by the budget is never cached.
 The interruption of a single long sympy call only works inside a sandbox worker (its main thread), so
 these tests run the equivalence layer in a one-worker pool: every call lands on the same worker and
 its cache can be inspected.
-"""
 
-import time
+No clock is read here. The soft budget counts the worker's CPU time, so what it cuts short does not
+depend on the load; the tests check the mechanism instead of the latency: a proof that cannot finish
+within the budget comes back ``undecided`` / ``timed_out`` from the *same* worker (interrupted, never
+killed at the hard limit), and is not cached. Latency figures: ``benchmarks/bench_hostile.py``.
+"""
 
 import pytest
 
@@ -33,18 +36,20 @@ def one_worker():
     pool.shutdown()
 
 
-def _timed(pool, *args, **kwargs):
-    t0 = time.monotonic()
-    out = pool.run(eq.check_equivalence, *args, timeout=10, **kwargs)
-    return out, time.monotonic() - t0
+#: The pool's hard wall-clock limit in these tests: far beyond every soft budget below, so reaching it
+#: (a killed worker, counted in ``stats.timeouts``) means the soft budget did not stop the work.
+HARD_LIMIT_S = 30
+
+
+def _compare(pool, *args, **kwargs):
+    return pool.run(eq.check_equivalence, *args, timeout=HARD_LIMIT_S, **kwargs)
 
 
 def test_a_long_sympy_call_is_interrupted_at_the_budget_and_not_cached(one_worker):
     pid = one_worker.run(sandbox.probe_pid)
     one_worker.run(eq.clear_cache)
     # require_proof: the numeric agreement cannot settle it, so the symbolic layer works to the deadline
-    r, wall = _timed(one_worker, P(BIG_E), P(BIG_A), V, time_budget=0.3, require_proof=True)
-    assert wall < 0.3 + 0.4, wall
+    r = _compare(one_worker, P(BIG_E), P(BIG_A), V, time_budget=0.3, require_proof=True)
     assert r.outcome == "undecided" and r.timed_out
     assert one_worker.run(eq.cache_size) == 0
     # the worker was interrupted, not killed
@@ -53,8 +58,7 @@ def test_a_long_sympy_call_is_interrupted_at_the_budget_and_not_cached(one_worke
 
 def test_strong_numeric_agreement_is_enough_and_a_cut_short_proof_is_not_cached(one_worker):
     one_worker.run(eq.clear_cache)
-    r, wall = _timed(one_worker, P(BIG_E), P(BIG_A), V, time_budget=0.6)
-    assert wall < 0.6, wall
+    r = _compare(one_worker, P(BIG_E), P(BIG_A), V, time_budget=0.6)
     assert (r.outcome, r.method) == ("equal", "numeric")
     assert r.timed_out  # the symbolic confirmation was cut short ...
     assert one_worker.run(eq.cache_size) == 0  # ... so the result is not remembered
@@ -69,30 +73,33 @@ def test_strong_numeric_agreement_is_enough_and_a_cut_short_proof_is_not_cached(
     ("(x+1)^200", "(x^2 + 2x + 1)^100 + x/10^6", ("not_equal", "undecided")),
 ])
 def test_large_powers_finish_within_the_budget(one_worker, e, a, allowed):
-    r, wall = _timed(one_worker, P(e), P(a), V, time_budget=0.4)
-    assert wall < 0.4 + 0.4, (e, a, wall)
+    pid = one_worker.run(sandbox.probe_pid)
+    r = _compare(one_worker, P(e), P(a), V, time_budget=0.4)
     assert r.outcome in allowed, (e, a, r)
+    # the soft budget ended the work: the worker answered itself, it was not killed at the hard limit
+    assert one_worker.run(sandbox.probe_pid) == pid and one_worker.stats.timeouts == 0
 
 
 def test_finished_results_are_cached_in_the_worker(one_worker):
     one_worker.run(eq.clear_cache)
-    r, _ = _timed(one_worker, P("exp(x) exp(y)"), P("exp(x + y)"), V)
+    r = _compare(one_worker, P("exp(x) exp(y)"), P("exp(x + y)"), V)
     assert r.outcome == "equal" and not r.timed_out
     assert one_worker.run(eq.cache_size) == 1
 
 
-def test_the_facade_answers_big_powers_within_a_second():
+def test_the_facade_answers_big_powers_within_its_limit():
+    # The facade's hard limit (chosen here) ends whatever its soft budget does not: a verdict comes
+    # back, right or undecided, never an exception or a wrong verdict.
     before = sandbox.is_inprocess()
     sandbox.set_inprocess(False)
     try:
-        grading.check_symbolic("x", "x", V)  # start the default pool off the clock
+        grading.check_symbolic("x", "x", V)  # start the default pool before the first big power
         for e, a, ok in [(BIG_E, BIG_A, ("correct", "undecided")),
                          ("(x+1)^200", "(x^2+2x+1)^100 + 1", ("incorrect", "undecided")),
                          ("(x+1)^300 - (x-1)^300", "2 (x+1)^300 - (x+1)^300 - (x-1)^300", ("correct", "undecided"))]:
-            t0 = time.monotonic()
-            v = grading.check_symbolic(e, a, V)
-            assert time.monotonic() - t0 < 1.0, (e, a)
+            v = grading.check_symbolic(e, a, V, timeout=1.0)
             assert v.status in ok, (e, a, v.status, v.details)
+            assert not v.consumes_attempt or v.status != "undecided"
     finally:
         sandbox.set_inprocess(before)
 
