@@ -38,13 +38,16 @@ def validate(raw: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
         e = err.to_dict()
         return {"valid": False, "interpreted_as": None,
                 "error": {"message": e["message"], "message_zh": e["message_zh"], "column": e["column"],
-                          "field": e["field"]}}
+                          "field": e["field"]}, "warning": None}
     except (RecursionError, MemoryError, OverflowError):
         return {"valid": False, "interpreted_as": None,
                 "error": {"message": "The answer is too complex to read.", "message_zh": "答案过于复杂，无法读取。",
-                          "column": None, "field": None}}
+                          "column": None, "field": None}, "warning": None}
+    # A kind may warn about an answer it can read but that is likely to be judged too coarse (numeric:
+    # fewer significant figures than the part asks for, by the same test the grader applies).
+    warn = getattr(checker, "warning", None)
     return {"valid": True, "interpreted_as": {"text": interp.text, "latex": interp.latex, "mathml": interp.mathml},
-            "error": None}
+            "error": None, "warning": warn(parsed, spec) if warn is not None else None}
 
 
 def _invalid(err: AnswerParseError) -> Verdict:

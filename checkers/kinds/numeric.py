@@ -1,42 +1,23 @@
-"""numeric: one scalar, |a - b| <= atol + rtol*|b|, with nan/inf rules, sigfigs and precision hints.
+"""numeric: one scalar judged by the precision rule of :mod:`.precision`, with nan/inf rules and hints.
 
 * expected nan is matched only by nan; expected ±inf only by the same infinity; a non-finite answer
   never matches a finite expected value.
-* ``sigfigs: n`` replaces the tolerance by "agrees with the expected value to n significant figures":
-  |a - b| <= 0.5 * 10^(floor(log10|b|) - n + 1).
-* Insufficient precision: a decimal typed with too few digits to meet the tolerance, but which *is*
-  the expected value rounded to the typed digits, is ``incorrect`` with note ``insufficient_precision``
-  and a hint saying how many significant figures are needed (the learner was right, just too coarse).
+* The band (``tolerance: {rtol, atol}``, or ``sigfigs: n``), the stated requirement and the
+  "give more digits" verdict (note ``insufficient_precision``, counted as incorrect) all come from
+  :mod:`.precision`; the preview's warning (:meth:`NumericChecker.warning`) is the same test.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any, Mapping
 
 from ..params import resolve_value
 from ..verdict import Interpretation, SpecError, Verdict, msg
 from . import _common as c
+from . import precision
 from .base import Examples, register_checker
-
-DEFAULT_RTOL, DEFAULT_ATOL = 1e-3, 1e-8
-
-
-def _tol_for(spec: Mapping[str, Any], b: float) -> tuple[float, float]:
-    sig = spec.get("sigfigs")
-    if sig is not None and math.isfinite(b) and b != 0:
-        half = 0.5 * 10.0 ** (math.floor(math.log10(abs(b))) - int(sig) + 1)
-        # A few ulps of slack: a value exactly halfway (0.125 to 2 figures) may be rounded either way,
-        # and |a - b| for 0.13 - 0.125 comes out a hair above 0.005 in binary floating point.
-        return 0.0, half * (1 + 1e-9) + 4 * sys.float_info.epsilon * abs(b)
-    return c.tolerance(spec, DEFAULT_RTOL, DEFAULT_ATOL)
-
-
-def _needed_sigfigs(b: float, tol: float) -> int:
-    if b == 0 or tol <= 0:
-        return 15
-    return max(1, min(17, math.ceil(math.log10(abs(b)) - math.log10(2 * tol)) + 1))
+from .precision import DEFAULT_ATOL, DEFAULT_RTOL  # noqa: F401  (the defaults live with the rule)
 
 
 class NumericChecker:
@@ -59,6 +40,14 @@ class NumericChecker:
         text = shown if parsed.literal else f"{parsed.text} = {shown}"
         return Interpretation(text=text, latex=shown, mathml=c.mathml_number(parsed.value))
 
+    def warning(self, parsed: c.TypedNumber, spec: Mapping[str, Any]) -> dict[str, str] | None:
+        """The preview's warning: fewer digits typed than the part asks for (same test as the grader)."""
+        return precision.warning(parsed, spec)
+
+    def precision(self, spec: Mapping[str, Any]) -> dict[str, str]:
+        """The precision sentence of the public view, generated from the part's tolerance."""
+        return precision.statement(spec)
+
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> float:
         return c.as_float(resolve_value(spec["expected"], params))
 
@@ -70,13 +59,14 @@ class NumericChecker:
     def grade(self, parsed: c.TypedNumber, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
         a = parsed.value
         b = self.expected(spec, params)
-        rtol, atol = _tol_for(spec, b)
+        rtol, atol = precision.band(spec, b)
         interp = self.interpret(parsed, spec)
         details: dict[str, Any] = {"rtol": rtol, "atol": atol}
         if math.isfinite(a) and math.isfinite(b):
             details["abs_err"] = abs(a - b)
             details["rel_err"] = abs(a - b) / abs(b) if b else None
-        if c.num_close(a, b, rtol, atol):
+        judged = precision.judge(parsed, b, spec)
+        if judged == "correct":
             return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
 
         for m in spec.get("mistakes") or []:
@@ -96,15 +86,11 @@ class NumericChecker:
                 fb = msg("Expected a finite number.", "应为有限数值。")
             return Verdict("incorrect", 0.0, fb, "nonfinite", interp, details)
 
-        if parsed.half_unit is not None and abs(a - b) <= parsed.half_unit * (1 + 1e-9) \
-                and parsed.half_unit > atol + rtol * abs(b):
-            need = _needed_sigfigs(b, atol + rtol * abs(b))
-            if spec.get("sigfigs"):
-                need = int(spec["sigfigs"])
-            return Verdict("incorrect", 0.0,
-                           msg(f"Too few digits to check: give at least {need} significant figures.",
-                               f"位数不够，无法判定：请至少给出 {need} 位有效数字。"),
-                           "insufficient_precision", interp, {**details, "needed_sigfigs": need})
+        if judged == "more_digits":
+            req = precision.requirement(spec)
+            key = "needed_decimals" if req.mode == "decimals" else "needed_sigfigs"
+            return Verdict("incorrect", 0.0, precision.need_more_digits(req),
+                           "insufficient_precision", interp, {**details, key: req.digits})
 
         hint = c.ratio_hint(a, b, rtol)
         if hint is not None:
@@ -127,7 +113,7 @@ class NumericChecker:
                 mv = self._mistake_value(m, params)
             except Exception:
                 continue
-            if not c.num_close(mv, b, *_tol_for(spec, b)):
+            if not c.num_close(mv, b, *precision.band(spec, b)):
                 ex.incorrect.append((repr(mv) if math.isfinite(mv) else c.fmt(mv), m["note"]))
         ex.invalid += ["", "abc(", "1 +", True]
         return ex
