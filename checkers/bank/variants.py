@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
+from ..kinds import precision
 from ..params import generate, substitute_text
 
 #: Variants are ints in ``[0, VARIANT_MAX)``.
@@ -88,8 +89,11 @@ def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any],
         if kind == "derivation":
             out["start"] = _fill(part.get("start"), params)
             out["goal"] = _fill(part.get("goal"), params)
-    elif kind == "numeric" and "sigfigs" in part:
-        out["sigfigs"] = part["sigfigs"]
+    elif kind == "numeric":
+        if "sigfigs" in part:
+            out["sigfigs"] = part["sigfigs"]
+        # What precision is expected, generated from the part's tolerance (never typed per file).
+        out["precision"] = precision.statement(part)[lang]
     return out
 
 

@@ -77,7 +77,8 @@ SCHEMAS: dict[str, Any] = {
         "options": {"type": "array", "items": {"type": "object", "properties": {
             "id": {"type": "string"}, "text": {"type": "string"}}}},
         "multiple": {"type": "boolean"}, "variables": {"type": "array", "items": {"type": "string"}},
-        "functions": {"type": "object"}, "start": {}, "goal": {}, "sigfigs": {"type": "integer"}}},
+        "functions": {"type": "object"}, "start": {}, "goal": {}, "sigfigs": {"type": "integer"},
+        "precision": {"type": "string", "description": "numeric parts: the precision expected, from the tolerance"}}},
     "Question": {"type": "object", "description": "one variant; never the expected answers", "properties": {
         "id": {"type": "string"}, "ref": {"type": ["string", "null"]}, "level": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}}, "title": MESSAGE, "prompt": MESSAGE,
@@ -93,7 +94,9 @@ SCHEMAS: dict[str, Any] = {
     "ValidateResult": {"type": "object", "properties": {
         "valid": {"type": "boolean"}, "interpreted_as": INTERPRETATION,
         "error": {"type": ["object", "null"], "properties": {
-            "message": MESSAGE, "column": {"type": ["integer", "null"]}, "field": {"type": ["string", "null"]}}}}},
+            "message": MESSAGE, "column": {"type": ["integer", "null"]}, "field": {"type": ["string", "null"]}}},
+        "warning": {"type": ["string", "null"],
+                    "description": "a readable answer likely too coarse (numeric: too few significant figures)"}}},
     "AttemptRequest": {"type": "object", "required": ["variant", "answers"], "properties": {
         "variant": {"type": "integer", "minimum": 0, "maximum": 999999},
         "answers": {"type": "object", "additionalProperties": _ref("Answer")},

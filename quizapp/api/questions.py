@@ -98,8 +98,11 @@ def validate_answer(qid: str):
     if error:
         message = error.get("message_zh") if lang == "zh" and error.get("message_zh") else error.get("message")
         error = {"message": message, "column": error.get("column"), "field": error.get("field")}
+    warning = result.get("warning")
+    if warning:
+        warning = warning.get("zh") if lang == "zh" else warning.get("en")
     return ok({"valid": bool(result.get("valid")), "interpreted_as": result.get("interpreted_as"),
-               "error": error})
+               "error": error, "warning": warning or None})
 
 
 @bp.post("/questions/<qid>/attempts")

@@ -282,6 +282,10 @@
       } else {
         showInterpreted(preview, interp);
       }
+      if (d.warning) {  // readable but likely too coarse (numeric: fewer significant figures than asked)
+        preview.classList.add('preview-warning');
+        preview.appendChild(el('div', 'preview-warn', String(d.warning)));
+      }
     } else {
       showError(preview, d.error || {}, source);
     }
