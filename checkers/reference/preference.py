@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .errors import ReferenceInputError
+from .preference_weighting import pair_inputs_from_tokens
 from .registry import Param, register
 from .tensors import (TensorContext, require_distribution, require_ndim, require_positive,
                       require_same_shape)
@@ -267,7 +268,8 @@ def _dpo_outputs(policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch
                  loss_type: str | list[str], label_smoothing: float, trl_version: str, reference_free: bool,
                  chosen_lengths: torch.Tensor | None, rejected_lengths: torch.Tensor | None,
                  bco_delta: float | None, nll_loss: torch.Tensor | None, loss_weights: list | None,
-                 f_divergence: str, f_alpha: float, discopop_tau: float) -> dict[str, torch.Tensor]:
+                 f_divergence: str, f_alpha: float, discopop_tau: float,
+                 pair_weights: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
     _check_pair_logps(policy_chosen_logps=policy_chosen_logps, policy_rejected_logps=policy_rejected_logps,
                       ref_chosen_logps=ref_chosen_logps, ref_rejected_logps=ref_rejected_logps)
     require_positive(beta, "beta")
@@ -313,6 +315,8 @@ def _dpo_outputs(policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch
     losses = torch.zeros_like(r_c)
     for name, w in zip(types, weights):
         per_pair = DPO_LOSSES[name](terms)
+        if pair_weights is not None:  # WPO: TRL head scales each type's per-pair loss before its mean
+            per_pair = per_pair * pair_weights
         if many:
             out[f"losses_{name}"] = per_pair
         losses = losses + w * per_pair
@@ -350,14 +354,45 @@ DPO_PARAMS = [
 DPO_OUTPUTS = ["losses", "loss", "chosen_rewards", "rejected_rewards", "margins", "accuracies"] + [
     f"losses_{name}" for name in DPO_LOSSES]
 
+_TOK = "(B, T)"
+#: dpo.loss also takes per-token inputs (TRL head ``_compute_loss``); the summed log-probs then become optional.
+DPO_LOSS_PARAMS = [Param(p.name, p.kind, shape=p.shape, doc=p.doc, optional=True)
+                   if p.name in ("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps",
+                                 "ref_rejected_logps") else p for p in DPO_PARAMS] + [
+    Param("chosen_token_logps", "tensor", None, shape=_TOK, doc="per-token log π_θ of the chosen completion"),
+    Param("rejected_token_logps", "tensor", None, shape=_TOK),
+    Param("chosen_mask", "tensor", None, shape=_TOK, doc="completion mask of chosen_token_logps"),
+    Param("rejected_mask", "tensor", None, shape=_TOK),
+    Param("ref_chosen_token_logps", "tensor", None, shape=_TOK, doc="per-token reference log-probs (or give ref_chosen_logps)"),
+    Param("ref_rejected_token_logps", "tensor", None, shape=_TOK),
+    Param("ld_alpha", "float", None, doc="LD-DPO weight of the tokens beyond the shorter response, in [0, 1]"),
+    Param("use_weighting", "bool", False, doc="WPO pair weights (needs logits or log_denom)"),
+    Param("chosen_logits", "tensor", None, shape="(B, T, V)", doc="policy logits at the chosen tokens (WPO)"),
+    Param("rejected_logits", "tensor", None, shape="(B, T, V)"),
+    Param("chosen_log_denom", "tensor", None, shape=_TOK, doc="log Σ_v p_v² per position, instead of chosen_logits"),
+    Param("rejected_log_denom", "tensor", None, shape=_TOK),
+]
+_TOKEN_ONLY = ("chosen_token_logps", "rejected_token_logps", "chosen_mask", "rejected_mask",
+               "ref_chosen_token_logps", "ref_rejected_token_logps", "chosen_logits", "rejected_logits",
+               "chosen_log_denom", "rejected_log_denom")
+DPO_LOSS_OUTPUTS = DPO_OUTPUTS + ["chosen_logps", "rejected_logps", "chosen_weights", "rejected_weights"]
 
-@register("dpo.loss", params=DPO_PARAMS, outputs=DPO_OUTPUTS)
-def dpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch.Tensor,
-             ref_chosen_logps: torch.Tensor, ref_rejected_logps: torch.Tensor, beta: float,
+
+@register("dpo.loss", params=DPO_LOSS_PARAMS, outputs=DPO_LOSS_OUTPUTS)
+def dpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor | None,
+             policy_rejected_logps: torch.Tensor | None, ref_chosen_logps: torch.Tensor | None,
+             ref_rejected_logps: torch.Tensor | None, beta: float,
              loss_type: str | list[str], label_smoothing: float, trl_version: str, reference_free: bool,
              chosen_lengths: torch.Tensor | None, rejected_lengths: torch.Tensor | None,
              bco_delta: float | None, nll_loss: torch.Tensor | None, loss_weights: list | None,
-             f_divergence: str, f_alpha: float, discopop_tau: float) -> dict[str, torch.Tensor]:
+             f_divergence: str, f_alpha: float, discopop_tau: float,
+             chosen_token_logps: torch.Tensor | None = None, rejected_token_logps: torch.Tensor | None = None,
+             chosen_mask: torch.Tensor | None = None, rejected_mask: torch.Tensor | None = None,
+             ref_chosen_token_logps: torch.Tensor | None = None,
+             ref_rejected_token_logps: torch.Tensor | None = None, ld_alpha: float | None = None,
+             use_weighting: bool = False, chosen_logits: torch.Tensor | None = None,
+             rejected_logits: torch.Tensor | None = None, chosen_log_denom: torch.Tensor | None = None,
+             rejected_log_denom: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
     """DPO loss and its variants, as TRL v0.28 ``DPOTrainer.dpo_loss``.
 
     r_c = π_c − π_ref,c, r_r = π_r − π_ref,r; h = s(r̃_c) − s(r̃_r) with r̃ = r, or the policy log-prob
@@ -381,10 +416,65 @@ def dpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejec
     accuracies 1[chosen_reward > rejected_reward]; ``loss`` = mean(losses). A list of loss types gives
     losses = Σ w·losses_type per pair, so loss = Σ w·mean(losses_type), and one ``losses_<type>`` output
     per type.
+
+    Per-token inputs (TRL head ``DPOTrainer._compute_loss``): instead of the summed log-probs give
+    ``chosen_token_logps``/``rejected_token_logps`` with ``chosen_mask``/``rejected_mask`` (positions with
+    m = 0 are set to 0, as TRL), and the reference either per token (``ref_*_token_logps``) or summed
+    (``ref_*_logps``, taken as given). π = Σ_t m_t·log p_t; the lengths ℓ = Σ_t m_t feed ipo and
+    sigmoid_norm. ``ld_alpha`` (LD-DPO, arXiv:2409.06411): with ℓ_s = min(ℓ_c, ℓ_r) of the pair and p_t the
+    count of completion tokens up to t, π = Σ_{1≤p_t≤ℓ_s} log p_t + α·Σ_{p_t>ℓ_s} log p_t, for the policy and
+    a per-token reference alike. ``use_weighting`` (WPO, arXiv:2406.11827): each pair's loss of every type
+    is multiplied by w_c·w_r, w = exp(Σ_t m_t(log p_t − log Σ_v p_v²)/max(ℓ, 1)), detached, from
+    ``*_logits`` (B, T, V) or ``*_log_denom`` = log Σ_v p_v² (B, T); not with aot/aot_unpaired (TRL refuses).
+    Both need ``trl_version="head"`` (TRL v0.28 computed them differently). Outputs then also
+    ``chosen_logps``/``rejected_logps`` (the π used) and, with weighting, ``chosen_weights``/``rejected_weights``.
     """
-    return _dpo_outputs(policy_chosen_logps, policy_rejected_logps, ref_chosen_logps, ref_rejected_logps,
-                        beta, loss_type, label_smoothing, trl_version, reference_free, chosen_lengths,
-                        rejected_lengths, bco_delta, nll_loss, loss_weights, f_divergence, f_alpha, discopop_tau)
+    token_args = dict(chosen_token_logps=chosen_token_logps, rejected_token_logps=rejected_token_logps,
+                      chosen_mask=chosen_mask, rejected_mask=rejected_mask,
+                      ref_chosen_token_logps=ref_chosen_token_logps, ref_rejected_token_logps=ref_rejected_token_logps,
+                      chosen_logits=chosen_logits, rejected_logits=rejected_logits,
+                      chosen_log_denom=chosen_log_denom, rejected_log_denom=rejected_log_denom)
+    per_token = chosen_token_logps is not None or rejected_token_logps is not None
+    if (ld_alpha is not None or use_weighting) and trl_version != "head":
+        raise ReferenceInputError("trl_version", "ld_alpha and use_weighting follow TRL head's _compute_loss: "
+                                                 "pass trl_version='head'")
+    if not per_token:
+        given = [k for k, v in token_args.items() if v is not None]
+        if given:
+            raise ReferenceInputError(given[0], "needs chosen_token_logps and rejected_token_logps")
+        if ld_alpha is not None or use_weighting:
+            raise ReferenceInputError("ld_alpha" if ld_alpha is not None else "use_weighting",
+                                      "needs the per-token inputs chosen_token_logps, rejected_token_logps and masks")
+        for name, value in (("policy_chosen_logps", policy_chosen_logps),
+                            ("policy_rejected_logps", policy_rejected_logps),
+                            ("ref_chosen_logps", ref_chosen_logps), ("ref_rejected_logps", ref_rejected_logps)):
+            if value is None:
+                raise ReferenceInputError(name, "missing required argument of dpo.loss")
+        return _dpo_outputs(policy_chosen_logps, policy_rejected_logps, ref_chosen_logps, ref_rejected_logps,
+                            beta, loss_type, label_smoothing, trl_version, reference_free, chosen_lengths,
+                            rejected_lengths, bco_delta, nll_loss, loss_weights, f_divergence, f_alpha, discopop_tau)
+    if chosen_token_logps is None or rejected_token_logps is None:
+        raise ReferenceInputError("chosen_token_logps" if chosen_token_logps is None else "rejected_token_logps",
+                                  "chosen_token_logps and rejected_token_logps must be given together")
+    for name, value in (("policy_chosen_logps", policy_chosen_logps), ("policy_rejected_logps", policy_rejected_logps),
+                        ("chosen_lengths", chosen_lengths), ("rejected_lengths", rejected_lengths)):
+        if value is not None:
+            raise ReferenceInputError(name, "comes from the per-token inputs; do not give both")
+    if use_weighting and any(t in ("aot", "aot_unpaired") for t in (
+            loss_type if isinstance(loss_type, (list, tuple)) else [loss_type])):
+        raise ReferenceInputError("use_weighting", "WPO weighting is not defined for aot/aot_unpaired, "
+                                                   "which sort the pairs (TRL refuses it)")
+    pair = pair_inputs_from_tokens(ref_chosen_logps=ref_chosen_logps, ref_rejected_logps=ref_rejected_logps,
+                                   ld_alpha=ld_alpha, use_weighting=use_weighting, **token_args)
+    weights = None if pair.chosen_weights is None else pair.chosen_weights * pair.rejected_weights
+    out = _dpo_outputs(pair.chosen_logps, pair.rejected_logps, pair.ref_chosen_logps, pair.ref_rejected_logps,
+                       beta, loss_type, label_smoothing, trl_version, reference_free, pair.chosen_lengths,
+                       pair.rejected_lengths, bco_delta, nll_loss, loss_weights, f_divergence, f_alpha, discopop_tau,
+                       pair_weights=weights)
+    out.update(chosen_logps=pair.chosen_logps, rejected_logps=pair.rejected_logps)
+    if pair.chosen_weights is not None and pair.rejected_weights is not None:
+        out.update(chosen_weights=pair.chosen_weights, rejected_weights=pair.rejected_weights)
+    return out
 
 
 @register("dpo.gradient", params=DPO_PARAMS, outputs=["grad_chosen", "grad_rejected", "weight"])

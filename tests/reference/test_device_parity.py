@@ -85,6 +85,17 @@ CALLS: list[tuple[str, dict]] = [
     ("advantages.remax", {"token_level_rewards": REWARDS, "reward_baselines": SCORES, "mask": MASK}),
     ("advantages.reinforce_pp", {"token_level_rewards": REWARDS, "mask": MASK, "gamma": 0.99}),
     ("advantages.discounted_returns", {"rewards": REWARDS, "mask": MASK, "gamma": 0.9}),
+    # verl's vectorised GRPO accumulates in float32, whose GPU sums run in another order: integer scores
+    # keep every partial sum exact, so the two devices must still agree to the last bit.
+    ("advantages.grpo", {"scores": [1.0, 0.0, 3.0, 2.0, 5.0, 5.0, 1.0, 0.0], "group_size": 4,
+                         "implementation": "vectorized"}),
+    ("advantages.grpo_passk", {"scores": _rand(12, seed=25), "group_size": 4}),
+    ("advantages.reinforce_pp_baseline", {"token_level_rewards": REWARDS, "mask": MASK, "group_size": 4}),
+    ("advantages.opo", {"token_level_rewards": REWARDS, "mask": MASK, "group_size": 4}),
+    ("advantages.gpg", {"scores": _rand(12, seed=26), "index": [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]}),
+    *[("advantages.grpo_multi", {"rewards_per_func": _rand(12, 3, seed=27), "reward_weights": [1.0, 0.5, 2.0],
+                                 "group_size": 4, "multi_objective_aggregation": agg})
+      for agg in ("sum_then_normalize", "normalize_then_sum")],
     # ppo.*, trpo.*, grpo.loss
     ("ppo.ratio", {"log_prob": LP, "old_log_prob": OLD}),
     ("ppo.policy_loss", {"old_log_prob": OLD, "log_prob": LP, "advantages": ADV, "mask": MASK}),
@@ -94,6 +105,10 @@ CALLS: list[tuple[str, dict]] = [
     ("grpo.loss", {"log_prob": LP, "old_log_prob": OLD, "ref_log_prob": REF, "advantages": SCORES, "mask": MASK}),
     # dpo.*, cpo / simpo / orpo / kto
     ("dpo.loss", {**PAIR, **REF_PAIR}),
+    ("dpo.loss", {"chosen_token_logps": LP, "rejected_token_logps": OLD, "chosen_mask": MASK,
+                  "rejected_mask": _mask(B, T, seed=28), **REF_PAIR, "trl_version": "head", "ld_alpha": 0.5,
+                  "use_weighting": True, "chosen_logits": _rand(B, T, V, seed=29),
+                  "rejected_logits": _rand(B, T, V, seed=30)}),
     ("dpo.gradient", {**PAIR, **REF_PAIR, "beta": 0.2}),
     ("dpo.implicit_reward", {"log_prob": PAIR["policy_chosen_logps"], "ref_log_prob": REF_PAIR["ref_chosen_logps"]}),
     ("cpo.loss", {**PAIR}),
