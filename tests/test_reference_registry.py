@@ -64,15 +64,15 @@ CONTRACT = {
         ("kl_coef", "proportional_error")),
     "reward.kl_in_reward": (("token_level_scores", "old_log_prob", "ref_log_prob", "mask", "kl_coef", "convention"), {"mode": "kl"},
         ("token_level_rewards", "kl", "current_kl")),
-    "reward.terminal": (("log_prob", "ref_log_prob", "kl", "mask", "kl_coef", "convention"), {"estimator": "k1", "mask_kl": True, "score_position": "last", "reward_clip_range": None},
+    "reward.terminal": (("scores", "log_prob", "ref_log_prob", "kl", "mask", "kl_coef", "convention"), {"estimator": "k1", "mask_kl": True, "score_position": "last", "reward_clip_range": None},
         ("rewards",)),
     "advantages.gae": (("rewards", "values", "mask", "convention"), {"gamma": 1.0, "lam": 1.0, "whiten": False, "whiten_rewards": False},
         ("advantages", "returns")),
     "advantages.discounted_returns": (("rewards", "mask", "gamma", "convention"), {},
         ("returns",)),
-    "advantages.grpo": (("group_size", "epsilon", "convention"), {"scale": "group", "unbiased": True},
+    "advantages.grpo": (("scores", "token_level_rewards", "mask", "index", "group_size", "implementation", "epsilon", "convention"), {"scale": "group", "unbiased": True},
         ("advantages", "token_advantages")),
-    "advantages.rloo": (("index", "group_size", "convention"), {"normalize": False, "singleton": None},
+    "advantages.rloo": (("scores", "token_level_rewards", "mask", "index", "group_size", "convention"), {"normalize": False, "singleton": None},
         ("advantages", "token_advantages")),
     "advantages.reinforce_pp": (("token_level_rewards", "mask", "gamma"), {},
         ("returns", "advantages")),
@@ -80,7 +80,7 @@ CONTRACT = {
         ("returns", "advantages")),
     "ppo.ratio": (("log_prob", "old_log_prob"), {},
         ("ratio",)),
-    "ppo.policy_loss": (("old_log_prob", "log_prob", "advantages", "mask", "convention"), {"clip_ratio": 0.2, "clip_ratio_low": None, "clip_ratio_high": None, "clip_ratio_c": 3.0, "loss_agg_mode": "token-mean", "clamp_log_ratio": 20.0, "ratio_threshold": None, "dp_size": 1, "batch_num_tokens": None, "global_batch_size": None, "loss_scale_factor": None},
+    "ppo.policy_loss": (("old_log_prob", "log_prob", "advantages", "mask", "convention"), {"loss_variant": "vanilla", "clip_ratio": 0.2, "clip_ratio_low": None, "clip_ratio_high": None, "clip_ratio_c": 3.0, "loss_agg_mode": "token-mean", "clamp_log_ratio": 20.0, "ratio_threshold": None, "dp_size": 1, "batch_num_tokens": None, "global_batch_size": None, "loss_scale_factor": None},
         ("pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl")),
     "ppo.value_loss": (("vpreds", "returns", "values", "mask", "convention"), {"cliprange_value": 0.5, "loss_agg_mode": "token-mean", "ratio": None, "ratio_threshold": None},
         ("vf_loss", "vf_clipfrac", "per_token_loss")),
@@ -88,7 +88,7 @@ CONTRACT = {
         ("entropy", "entropy_loss")),
     "trpo.surrogate": (("log_prob", "old_log_prob", "advantages", "mask"), {},
         ("per_token", "surrogate")),
-    "grpo.loss": (("log_prob", "mask"), {"old_log_prob": None, "ref_log_prob": None, "epsilon": 0.2, "epsilon_high": None, "beta": 0.04, "loss_type": "grpo", "max_completion_length": None, "num_items_in_batch": None, "delta": None, "importance_sampling_level": "token", "use_bias_correction_kl": False},
+    "grpo.loss": (("log_prob", "advantages", "mask"), {"old_log_prob": None, "ref_log_prob": None, "epsilon": 0.2, "epsilon_high": None, "beta": 0.04, "loss_type": "grpo", "max_completion_length": None, "num_items_in_batch": None, "delta": None, "importance_sampling_level": "token", "use_bias_correction_kl": False},
         ("loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region")),
     "dpo.loss": (("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps", "ref_rejected_logps"), {"beta": 0.1, "loss_type": "sigmoid", "label_smoothing": 0.0, "trl_version": "0.28", "reference_free": False, "chosen_lengths": None, "rejected_lengths": None, "bco_delta": None, "nll_loss": None, "loss_weights": None, "f_divergence": "reverse_kl", "f_alpha": 0.5, "discopop_tau": 0.05},
         ("losses", "loss", "chosen_rewards", "rejected_rewards", "margins", "accuracies")),
@@ -114,6 +114,29 @@ CONTRACT = {
         ("d", "kl", "reward")),
     "bon.kl": (("n",), {},
         ("kl",)),
+    # Engine v2: outcome advantages as verl computes them (verl's ε = 1e-6) and TRL's multi-reward GRPO.
+    "advantages.grpo_passk": (("scores", "token_level_rewards", "mask", "index", "group_size"),
+        {"epsilon": 1e-6, "norm_adv_by_std_in_grpo": True}, ("advantages",)),
+    "advantages.reinforce_pp_baseline": (("scores", "token_level_rewards", "mask", "index", "group_size"),
+        {"epsilon": 1e-6}, ("advantages", "returns")),
+    "advantages.opo": (("scores", "token_level_rewards", "mask", "index", "group_size"),
+        {"epsilon": 1e-6}, ("advantages",)),
+    "advantages.gpg": (("scores", "token_level_rewards", "mask", "index", "group_size"),
+        {"epsilon": 1e-6, "f_norm": 1.0, "alpha": 1.0}, ("advantages",)),
+    "advantages.grpo_multi": (("rewards_per_func", "reward_weights", "index", "group_size"),
+        {"multi_objective_aggregation": "sum_then_normalize", "scale_rewards": "group"}, ("advantages",)),
+}
+
+# Choice arguments whose allowed values the interface names (more may be added, none removed).
+ALLOWED = {
+    ("ppo.policy_loss", "loss_variant"): {"vanilla", "gspo", "sapo", "cispo", "gpg", "geo_mean"},
+    ("grpo.loss", "loss_type"): {"grpo", "bnpo", "dr_grpo", "dapo", "luspo", "cispo", "sapo"},
+    ("advantages.grpo", "implementation"): {"loop", "vectorized"},
+    ("advantages.grpo_multi", "multi_objective_aggregation"): {"sum_then_normalize", "normalize_then_sum"},
+    ("kl.exact", "base"): {"e", "2", "10"},
+    ("kl.masked_estimate", "estimator"): {"k1", "k2", "k3"},
+    ("overopt.peak", "method"): {"bon", "rl"},
+    ("orpo.loss", "log1mexp"): {"stable", "naive"},
 }
 
 
@@ -121,8 +144,14 @@ CONVENTIONS = ["verl", "trl", "openrlhf"]
 
 
 def test_every_interface_function_is_registered():
-    assert len(CONTRACT) == 49
+    assert len(CONTRACT) == 54
     assert set(CONTRACT) <= set(reference.names())
+
+
+@pytest.mark.parametrize("name,arg", sorted(ALLOWED))
+def test_interface_choices_are_allowed(name, arg):
+    params = {p["name"]: p for p in reference.describe(name)["params"]}
+    assert ALLOWED[(name, arg)] <= set(params[arg]["allowed"])
 
 
 @pytest.mark.parametrize("name", sorted(CONTRACT))
