@@ -231,3 +231,27 @@ def test_web_browser_authored_xss_is_inert(web_live_server, web_browser):
     assert driver.execute_script("return typeof window.__xss") == "undefined", "an authored payload ran"
     assert not driver.find_elements(By.CSS_SELECTOR, "#question script, #question iframe, #question svg")
     assert "kp" in driver.find_element(By.ID, "solution").text
+
+
+def test_web_browser_numeric_precision_and_preview_warning(web_live_server, web_browser):
+    """A numeric part states its precision under the input; a too-coarse answer is warned in the preview."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+
+    driver, base = web_browser, web_live_server["url"]
+    driver.get(f"{base}/questions/q16-k2-bias?variant=7&lang=en")
+    _wait(driver, lambda d: d.find_element(By.ID, "question").get_attribute("data-ready") == "1",
+          "quiz.js did not start")
+    line = driver.find_element(By.ID, "precision-ek2")
+    assert line.is_displayed() and line.text.startswith("Give at least 5 significant figures"), line.text
+    box = driver.find_element(By.ID, "answer-ek2")
+    box.send_keys("0.03")
+    _wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#preview-ek2.preview-ok .preview-warn")),
+          "no precision warning for a one-figure answer")
+    warn = driver.find_element(By.CSS_SELECTOR, "#preview-ek2 .preview-warn").text
+    assert "0.03 has 1 significant figure" in warn and "at least 5" in warn, warn
+    box.clear()
+    box.send_keys("0.012345")
+    _wait(driver, lambda d: d.find_element(By.ID, "preview-ek2").get_attribute("data-state") == "done"
+          and "0.012345" in d.find_element(By.ID, "preview-ek2").text, "no preview for a five-figure answer")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#preview-ek2 .preview-warn")
