@@ -55,6 +55,9 @@ from ..equivalence import (BudgetExceeded, check_equivalence, evaluate, interrup
 from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from . import _common as c
 from .base import Examples, register_checker
+from . import derivation_keysteps as KS
+from .derivation_form import same_statement
+from .derivation_form import statement as statement_form
 from .symbolic import _parser, _spec_parse_check, run_guarded, validate_common
 
 DEFAULT_TIMEOUT = 1.0  # hard wall-clock limit per graded answer (the sandbox kills the worker)
@@ -74,6 +77,7 @@ class Line:
     lhs: Any = None           # eq
     rhs: Any = None
     parsed: Any = None
+    form: Any = None          # its form (:func:`derivation_form.statement`), set by grade_lines
 
 
 @dataclass
@@ -316,15 +320,20 @@ class _State:
         self.origin = None
         self.eq = None
         self.exprs: list = []   # expressions seen, newest last (stationarity targets)
+        # the forms of expr / origin / eq, for "the last line is the goal in form" (None: not known)
+        self.fexpr = self.forigin = None
+        self.feq: tuple = (None, None)
 
-    def set_expr(self, e, origin=None):
+    def set_expr(self, e, origin=None, form=None):
         if self.mode != "expr" or self.origin is None:
             self.origin = e if origin is None else origin
-        self.mode, self.expr = "expr", e
+            self.forigin = form
+        self.mode, self.expr, self.fexpr = "expr", e, form
         self.exprs.append(e)
 
-    def set_eq(self, lhs, rhs):
+    def set_eq(self, lhs, rhs, forms=(None, None)):
         self.mode, self.eq, self.expr, self.origin = "eq", (lhs, rhs), None, None
+        self.feq, self.fexpr, self.forigin = tuple(forms), None, None
 
 
 _IDENTITY_IN_EQ_MODE = StepResult(
@@ -396,18 +405,29 @@ def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
                       "这个方程不能由上一方程推出：上一方程的解不满足它，或者它有上一方程没有的解。")
 
 
+def _sides_form(line: Line) -> tuple:
+    """(form of the expression or left side, form of the right side); None where unknown."""
+    f = line.form
+    if f is None:
+        return None, None
+    return (f[1], None) if f[0] == "expr" else (f[1], f[2])
+
+
 def _advance(st: _State, line: Line, result: StepResult) -> None:
+    fl, fr = _sides_form(line)
     if line.kind == "expr":
-        st.set_expr(line.expr)
+        st.set_expr(line.expr, form=fl)
     elif line.kind == "cont":
         if st.mode == "eq":
             st.eq = (st.eq[0], line.expr)   # a new right-hand side, not an objective to differentiate
+            st.feq = (st.feq[0], fl)
         else:
-            st.set_expr(line.expr)
+            st.set_expr(line.expr, form=fl)
     elif "expr" in result.extra:          # an identity continuing the running expression
-        st.set_expr(result.extra["expr"])
+        other = result.extra["expr"]
+        st.set_expr(other, form=fr if other is line.rhs else fl)
     else:
-        st.set_eq(line.lhs, line.rhs)
+        st.set_eq(line.lhs, line.rhs, (fl, fr))
 
 
 def _out_of_time(index: int) -> StepResult:
@@ -489,9 +509,25 @@ def _goal_reached(goal, st: _State, last: Line, variables, deadline) -> str:
     return reached
 
 
+def _goal_in_form(goal_form: tuple, st: _State, last: Line) -> bool:
+    """Is the final statement the goal *in form* (not merely in value)? An expression goal: the final
+    expression (or right-hand side); an equation goal: the running equation, or the last line, has the
+    goal's sides in form, either way round."""
+    if goal_form[0] == "expr":
+        final = st.fexpr if st.mode == "expr" else st.feq[1]
+        return final is not None and final == goal_form[1]
+    stmt = st.feq if st.mode == "eq" else (st.forigin, st.fexpr)
+    if None not in stmt and same_statement(("eq", *stmt), goal_form):
+        return True
+    return last.kind == "eq" and last.form is not None and same_statement(last.form, goal_form)
+
+
 def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL_BUDGET,
-                deadline: float | None = None) -> Verdict:
-    """Judge the chain within ``budget`` seconds (or until ``deadline``); each step gets what is left."""
+                deadline: float | None = None, forms: tuple | None = None) -> Verdict:
+    """Judge the chain within ``budget`` seconds (or until ``deadline``); each step gets what is left.
+
+    ``forms``: the (start, goal) statements' forms; with them (and ``Line.form`` set) a chain that
+    reaches the goal in value must also end with the goal in form ("not yet in the goal's form")."""
     if deadline is None:
         deadline = work_clock() + budget
     steps: list[dict[str, Any]] = []
@@ -511,9 +547,15 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
     add(lines[0].index, r0)
     if r0.status == "ok":
         if start[0] == "eq":
-            st.set_eq(lines[0].lhs, lines[0].rhs)
+            st.set_eq(lines[0].lhs, lines[0].rhs, _sides_form(lines[0]))
         else:
             _advance(st, lines[0], r0)
+            # the chain proves "origin = newest": the origin's form is the learner's first line (or,
+            # for "start = X", the given start)
+            if lines[0].kind == "expr":
+                st.forigin = _sides_form(lines[0])[0]
+            elif forms is not None and forms[0] is not None and forms[0][0] == "expr":
+                st.forigin = forms[0][1]
         for line in lines[1:]:
             res = _guarded_step(_step, line.index, deadline, line, st, variables, deadline)
             add(line.index, res)
@@ -542,6 +584,11 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
                 reached = _goal_reached(goal, st, lines[-1], variables, deadline)
         except BudgetExceeded:
             reached = "unknown"
+    if reached == "yes" and forms is not None and forms[1] is not None and not _goal_in_form(forms[1], st, lines[-1]):
+        return Verdict("incorrect", 0.0, msg("Every step follows and the last line equals the goal, but it is not yet "
+                                             "in the goal's form: finish by writing the goal as given.",
+                                             "每一步都成立，最后一行也与目标相等，但还不是目标的形式：最后请按题目给出的形式写出目标。"),
+                       "goal_form", None, {**details, "goal_reached": False, "goal_form": False})
     if reached == "yes":
         return Verdict("correct", 1.0, msg("Correct: every step follows and the goal is reached.",
                                            "正确：每一步都成立，并且得到了目标结果。"), None, None, details)
@@ -573,20 +620,36 @@ def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, An
     variables = spec.get("variables") or {}
     start = _parse_statement(str(spec["start"]), spec, params)
     goal = _parse_statement(str(spec["goal"]), spec, params)
+    # forms (what each line says, not its value): the goal must be reached in form, a submission of
+    # only the start/goal shows no step, and the key steps are found by form
+    start_form, goal_form = (_statement_form(str(spec[k]), spec, params) for k in ("start", "goal"))
+    forms = KS.line_forms(lines, spec)
+    for ln, f in zip(lines, forms):
+        ln.form = f
+    milestones = KS.key_steps(spec, params)
     # known mistakes are matched after the chain: keep a slice of the budget for them
     reserve = min(MISTAKE_RESERVE, 0.2 * budget) if spec.get("mistakes") else 0.0
-    verdict = check_chain(lines, start, goal, variables, deadline=deadline - reserve)
+    verdict = check_chain(lines, start, goal, variables, deadline=deadline - reserve, forms=(start_form, goal_form))
     verdict.interpreted_as = Interpretation(
         text="\n".join(ln.parsed.text for ln in lines),
         latex=" \\\\ ".join(ln.parsed.latex or "" for ln in lines),
         mathml="".join(ln.parsed.mathml or "" for ln in lines))
-    if spec.get("mistakes") and verdict.status in ("incorrect", "undecided"):
+    verdict = KS.judge(verdict, lines, forms, start_form, goal_form, milestones)
+    if spec.get("mistakes") and verdict.status in ("incorrect", "undecided") and verdict.note != "no_steps":
         try:
             with interrupt_at(deadline):
                 verdict = _apply_mistakes(verdict, lines, spec, params, variables, deadline)
         except BudgetExceeded:
             pass
     return verdict
+
+
+def _statement_form(text: str, spec, params) -> tuple | None:
+    from ..params import substitute_text
+    try:
+        return statement_form(substitute_text(text, params), spec)
+    except (AnswerParseError, ValueError):
+        return None
 
 
 def _failing_line(verdict: Verdict, lines: list[Line]) -> int | None:
@@ -614,7 +677,9 @@ def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables
             if "line" in m and at is not None and at in by_index:
                 target = _parse_line(substitute(str(m["line"]), params), 0, spec)
                 if _same_statement(target, by_index[at], variables, deadline):
-                    verdict.status, verdict.score = "incorrect", 0.0
+                    # a partial score for the key steps shown before the known wrong step stays
+                    verdict.score = verdict.score if verdict.status == "incorrect" else 0.0
+                    verdict.status = "incorrect"
                     verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
                     verdict.details["mistake_line"] = at
                     return verdict
@@ -657,6 +722,7 @@ class DerivationChecker:
         if ref is not None and (not isinstance(ref, list) or not all(isinstance(x, str) for x in ref)):
             raise SpecError("reference: must be a list of lines")
         c.validate_mistakes(spec, ("answer", "line"))
+        KS.validate(spec)
 
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> list[Line]:
         return parse_lines(raw, spec)
@@ -683,6 +749,9 @@ class DerivationChecker:
         if spec.get("reference"):
             ex.correct.append(substitute(list(spec["reference"]), params))
         start = substitute(str(spec["start"]), params)
+        goal = substitute(str(spec["goal"]), params)
+        # no step of its own: the start, the goal, or the start then the goal score 0
+        ex.incorrect += [([start], None), ([goal], None), ([start, goal], None)]
         ex.incorrect.append(([start, "= 0"], None))
         ex.incorrect.append(([start, "0 = 0"], None))   # a vacuous identity never follows
         for m in spec.get("mistakes") or []:

@@ -31,11 +31,15 @@ def test_dpo_from_the_optimal_policy(inprocess):
 def test_dpo_gradient_via_sigma_prime(inprocess):
     lines = ["-log(sigma(u))", "= softplus(-u)", "1 - sigma(u) = sigma(-u)",
              "sigma(u) (1 - sigma(u)) = sigma(u) sigma(-u)"]
-    v = grading.check_derivation(["sigma(u)(1 - sigma(u))", "= sigma(u) sigma(-u)", "= exp(-u)/(1 + exp(-u))^2"],
+    v = grading.check_derivation(["sigma(u)(1 - sigma(u))", "= exp(-u)/(1 + exp(-u))^2", "= sigma(u) sigma(-u)"],
                                  "sigma(u)*(1 - sigma(u))", "sigma(u)*sigma(-u)", U)
     assert v.status == "correct", v.details
-    v = grading.check_derivation(lines[:2], "-log(sigma(u))", "log(1 + exp(-u))", U)
+    v = grading.check_derivation(lines[:2] + ["= log(1 + exp(-u))"], "-log(sigma(u))", "log(1 + exp(-u))", U)
     assert v.status == "correct", v.details
+    # equal to the goal in value, but the last line must be the goal in form
+    v = grading.check_derivation(lines[:2], "-log(sigma(u))", "log(1 + exp(-u))", U)
+    assert v.status == "incorrect" and v.note == "goal_form" and v.score == 0.0, v.details
+    assert "form" in v.feedback["en"] and v.feedback["zh"]
 
 
 def test_gao_peak_by_setting_the_derivative_to_zero(inprocess):
@@ -100,7 +104,7 @@ def test_generated_wrong_example_for_an_equation_start_is_incorrect(inprocess):
     v = grading.check_derivation(["alpha - 2*beta*d = 0", "= 0"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
     assert v.status == "incorrect" and v.note == "goal_not_reached", v.details
     v = grading.check_derivation(["alpha - 2*beta*d = 0"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
-    assert v.status == "incorrect" and v.note == "goal_not_reached"
+    assert v.status == "incorrect" and v.note == "no_steps"   # only the start: no step of its own
 
 
 def test_checker_examples_of_an_equation_part_grade_as_declared(inprocess):
@@ -139,11 +143,13 @@ def test_identity_must_continue_the_expression_in_expression_mode(inprocess):
 
 def test_gao_peak_in_equation_form(inprocess):
     for lines in (["alpha - 2 beta d = 0", "2 beta d = alpha", "d = alpha/(2 beta)"],
-                  ["alpha - 2 beta d = 0", "alpha = 2 beta d", "alpha/(2 beta) = d"],
-                  ["alpha - 2*beta*d = 0", "d = alpha/(2*beta)"],
-                  ["0 = alpha - 2 beta d", "d = alpha/2/beta"]):
+                  ["alpha - 2 beta d = 0", "alpha = 2 beta d", "alpha/(2 beta) = d"]):
         v = grading.check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
         assert v.status == "correct", (lines, v.details)
+    # the start then the goal (in any order of sides) shows no step of its own
+    for lines in (["alpha - 2*beta*d = 0", "d = alpha/(2*beta)"], ["0 = alpha - 2 beta d", "d = alpha/2/beta"]):
+        v = grading.check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
+        assert v.status == "incorrect" and v.note == "no_steps" and v.score == 0.0, (lines, v.details)
 
 
 def test_first_line_must_be_the_start_equation(inprocess):
@@ -156,8 +162,9 @@ def test_dpo_chain_in_equation_form(inprocess):
     for lines in (["pi_star = pi_ref exp(r/beta)/Z", "pi_star Z/pi_ref = exp(r/beta)",
                    "log(pi_star/pi_ref) + log Z = r/beta", "r = beta log(pi_star/pi_ref) + beta log Z"],
                   ["pi_star = pi_ref exp(r/beta)/Z", "log(pi_star) = log(pi_ref) + r/beta - log(Z)",
-                   "r/beta = log(pi_star/pi_ref) + log Z", "r = beta (log(pi_star/pi_ref) + log Z)"],
-                  ["pi_ref exp(r/beta)/Z = pi_star", "exp(r/beta) = Z pi_star/pi_ref", "r = beta log(Z pi_star/pi_ref)"]):
+                   "r/beta = log(pi_star/pi_ref) + log Z", "r = beta (log(pi_star/pi_ref) + log Z)", DPO_GOAL],
+                  ["pi_ref exp(r/beta)/Z = pi_star", "exp(r/beta) = Z pi_star/pi_ref", "r = beta log(Z pi_star/pi_ref)",
+                   "r = beta log(pi_star/pi_ref) + beta log(Z)"]):
         v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO)
         assert v.status == "correct", (lines, v.details)
     v = grading.check_derivation([DPO_START, "= 0"], DPO_START, DPO_GOAL, DPO)
