@@ -35,7 +35,7 @@ PART_KIND_KEYS: dict[str, set[str]] = {
     "numeric": {"expected", "tolerance", "sigfigs", "constant", "constant_reason"},
     "array": {"expected", "tolerance", "constant", "constant_reason"},
     "symbolic": {"expected", "variables", "functions", "mode"},
-    "derivation": {"variables", "functions", "start", "goal", "reference"},
+    "derivation": {"variables", "functions", "start", "goal", "reference", "key_steps"},
     "choice": {"options", "correct", "multiple", "shuffle"},
     "freetext": set(),
 }
