@@ -212,12 +212,12 @@ def _nan_group_stats(x: torch.Tensor, ids: torch.Tensor, n_groups: int) -> tuple
 
 
 def _nanstd_all(x: torch.Tensor) -> torch.Tensor:
-    valid = ~torch.isnan(x)
-    count = valid.sum()
+    count = (~torch.isnan(x)).sum().to(x.dtype)
     mean = torch.nanmean(x)
     variance = torch.nanmean((x - mean) ** 2)
-    correction = count / (count - 1) if int(count.item()) > 1 else torch.tensor(math.nan, dtype=x.dtype)
-    return torch.sqrt(variance * correction.to(x.device, x.dtype))
+    # Bessel's factor in the rewards' dtype (TRL's rewards are float32, so its int64 count/(count − 1) is too).
+    correction = count / (count - 1) if count.item() > 1 else torch.full_like(count, math.nan)
+    return torch.sqrt(variance * correction)
 
 
 def _sum_then_normalize(rewards_per_func: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, n_groups: int,
