@@ -139,9 +139,17 @@ def check_symbolic(expected: str, answer: str, variables: Mapping[str, Any] | No
 
 
 def check_derivation(steps: list[str], start: str, goal: str, variables: Mapping[str, Any] | None = None,
-                     functions: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Verdict:
-    spec = {"kind": "derivation", "start": start, "goal": goal, "variables": dict(variables or {}),
-            "functions": dict(functions or {})}
+                     functions: Mapping[str, Any] | None = None, *, timeout: float | None = None,
+                     milestones: list[str] | None = None) -> Verdict:
+    """A stand-alone derivation: the last line must be the goal in form and a submission of only the
+    start/goal scores 0; ``milestones`` (expressions) are key steps that must appear in order (partial
+    credit, the missing ones named). A malformed milestone raises SpecError ``key_steps[i].expr: ...``."""
+    spec: dict[str, Any] = {"kind": "derivation", "start": start, "goal": goal,
+                            "variables": dict(variables or {}), "functions": dict(functions or {})}
+    if milestones:
+        spec["key_steps"] = [{"expr": m, "feedback": {"en": f"the step {m}", "zh": f"步骤 {m}"}}
+                             for m in milestones]
+        _deriv.KS.validate(spec)  # parser only (no sympy): bounded, in the calling process
     return grade(steps, spec, {}, timeout=timeout)
 
 

@@ -133,13 +133,23 @@ SCHEMAS: dict[str, Any] = {
         "goal": {"type": "string"}, "variables": ASSUMPTIONS,
         "functions": {"type": "object", "additionalProperties": {"type": "object", "properties": {
             "args": {"type": "array", "items": {"type": "string"}}, "expr": {"type": "string"}}}},
+        "milestones": {"type": "array", "items": {"type": "string"}, "maxItems": 20,
+                       "description": "key steps (expressions) that must appear, in order, among the lines, "
+                                      "matched by form (a line, one side of it, a sub-expression or some terms "
+                                      "of a sum); score = (key steps found + 1 for a valid chain to the goal) / "
+                                      "(milestones + 1). With or without them, the last line must be the goal in "
+                                      "form and lines that are only the start/goal score 0 (note no_steps)"},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "Verdict": {"type": "object", "properties": {
         "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided"]},
         "score": {"type": "number"}, "feedback": MESSAGE, "note": {"type": ["string", "null"]},
         "interpreted_as": INTERPRETATION, "details": {"type": "object"},
         "steps": {"type": "array", "items": _ref("StepVerdict"), "description": "derivation only"},
-        "first_error": {"type": ["integer", "null"], "description": "derivation only: 0-based"}}},
+        "first_error": {"type": ["integer", "null"], "description": "derivation only: 0-based"},
+        "missing_milestones": {"type": "array", "description": "derivation only: key steps not found "
+                               "(index, expr, feedback)", "items": {"type": "object", "properties": {
+                                   "index": {"type": "integer"}, "expr": {"type": "string"},
+                                   "feedback": {"type": "string"}}}}}},
     "Tensor": TENSOR,
     "FunctionList": {"type": "object", "properties": {"functions": {"type": "array", "items": {
         "type": "object", "properties": {"name": {"type": "string"}, "doc": {"type": "string"},

@@ -235,7 +235,7 @@ def check_derivation():
     from checkers.verdict import AnswerParseError, SpecError
 
     body = json_body()
-    check_unknown(body, {"steps", "start", "goal", "variables", "functions", "lang"})
+    check_unknown(body, {"steps", "start", "goal", "variables", "functions", "milestones", "lang"})
     lang = request_lang(body)
     steps = check_answer("derivation", body.get("steps") if body.get("steps") is not None else _missing("steps"),
                          "steps")
@@ -243,15 +243,37 @@ def check_derivation():
     goal = _expr(body, "goal")
     variables = _variables(body)
     functions = _functions(body)
+    milestones = _milestones(body)
     try:
-        verdict = grading.check_derivation(steps, start, goal, variables, functions=functions)
+        verdict = grading.check_derivation(steps, start, goal, variables, functions=functions,
+                                           milestones=milestones)
     except (AnswerParseError, SpecError) as exc:
+        m = re.match(r"^key_steps\[(\d+)\](?:\.expr)?: (.*)$", str(exc), re.S)
+        if isinstance(exc, SpecError) and m:  # a milestone that cannot be read, or is already the start/goal
+            raise ValidationError(m.group(2), f"milestones[{m.group(1)}]") from None
         raise _checker_input_error(exc, "start") from None
     out = _verdict_body(verdict, lang)
     details = out["details"]
     out["steps"] = details.get("steps", [])
     out["first_error"] = details.get("first_error")
+    out["missing_milestones"] = details.get("missing_milestones", [])
     return ok(out)
+
+
+MAX_MILESTONES = 20
+
+
+def _milestones(body: dict) -> list[str]:
+    """Optional key steps of a stand-alone derivation: expressions that must appear in order."""
+    raw = field(body, "milestones", list, required=False, default=[])
+    if len(raw) > MAX_MILESTONES:
+        raise ValidationError(f"at most {MAX_MILESTONES} milestones", "milestones")
+    for i, m in enumerate(raw):
+        if not isinstance(m, str) or not m.strip():
+            raise ValidationError("each milestone must be a non-empty maths expression", f"milestones[{i}]")
+        if len(m) > MAX_EXPR:
+            raise ValidationError(f"longer than {MAX_EXPR} characters", f"milestones[{i}]")
+    return list(raw)
 
 
 def _missing(name: str):
