@@ -16,7 +16,7 @@ import sympy
 from sympy import Abs, Add, Integer, Max, Min, Mul, Pow, Rational
 
 from .lexer import err
-from .limits import BUILD_BUDGET_S, MAX_EXPONENT, MAX_POWER_BITS
+from .limits import BUILD_BUDGET_S, MAX_DEGREE, MAX_GAMMA_ARG, MAX_POWER_BITS, MAX_ROOT
 
 _RELATIONS = {"=": sympy.Eq, "<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge, "!=": sympy.Ne}
 
@@ -34,50 +34,70 @@ def _too_big(col: int):
                f"第 {col + 1} 列的幂过大，无法处理。", col)
 
 
-def _check_exponent(e: sympy.Expr, col: int) -> None:
-    if isinstance(e, Rational) and (abs(e.p) > MAX_EXPONENT * e.q or e.q > MAX_EXPONENT):
-        raise _too_big(col)
-
-
 def _bits(r: sympy.Rational) -> int:
     return max(abs(int(r.p)).bit_length(), int(r.q).bit_length())
 
 
-def guarded_pow(base: sympy.Expr, exp: sympy.Expr, col: int, evaluate: bool = True) -> sympy.Expr:
-    if base is sympy.E:
-        return guarded_exp(exp, col, evaluate)
+def _log2_size(base: sympy.Expr) -> float:
+    """log2 of the largest integer an exact power of ``base`` is built from (numerator or denominator).
+
+    A rational p/q gives max(log2|p|, log2 q); another number (``sqrt(2)``, ``pi``) the sum over its
+    rational atoms, at least 1, since sympy may fold its powers into rationals (sqrt(2)^n = 2^(n/2)).
+    """
+    if isinstance(base, Rational):
+        p, q = abs(int(base.p)), int(base.q)
+        return max(math.log2(p) if p > 1 else 0.0, math.log2(q) if q > 1 else 0.0)
+    return max(1.0, sum(_log2_size(a) for a in base.atoms(Rational)))
+
+
+def _check_power(base: sympy.Expr, exp: sympy.Expr, col: int) -> None:
+    """Bound the *work* of ``base^exp``: the bits of the result for a numeric base, the degree of
+    the expansion for a symbolic one, and the root index; never the look of the exponent."""
+    if isinstance(base, Rational) and abs(base) in (0, 1):
+        return
     if isinstance(exp, Rational):
-        if not (isinstance(base, Rational) and abs(base) in (0, 1)):
-            _check_exponent(exp, col)
-        if isinstance(base, Rational) and _bits(base) * abs(exp) > MAX_POWER_BITS:
+        if exp.q > MAX_ROOT:
             raise _too_big(col)
-    elif isinstance(base, Rational) and exp.is_number and abs(base) not in (0, 1):
+        if base.is_number:
+            if _log2_size(base) * abs(float(exp)) > MAX_POWER_BITS:
+                raise _too_big(col)
+        elif abs(exp) > MAX_DEGREE:
+            raise _too_big(col)
+    elif base.is_number and exp.is_number:
         # 2^(sqrt(2)*10^6) stays symbolic in sympy, but numeric evaluation later would not.
         try:
             mag = abs(float(exp))
         except (TypeError, ValueError, OverflowError):
             mag = math.inf
-        if not mag * max(_bits(base), 1) <= MAX_POWER_BITS:
+        if not mag * _log2_size(base) <= MAX_POWER_BITS:
             raise _too_big(col)
-    out = Pow(base, exp, evaluate=evaluate)
+
+
+def _check_result(out: sympy.Expr, col: int) -> None:
     # sympy folds (x^a)^b and sqrt(2)^n; re-check what it produced.
-    if isinstance(out, Pow) and isinstance(out.exp, Rational):
-        _check_exponent(out.exp, col)
+    if isinstance(out, Pow):
+        _check_power(out.base, out.exp, col)
     if isinstance(out, Rational) and _bits(out) > MAX_POWER_BITS:
         raise _too_big(col)
+
+
+def guarded_pow(base: sympy.Expr, exp: sympy.Expr, col: int, evaluate: bool = True) -> sympy.Expr:
+    if base is sympy.E:
+        return guarded_exp(exp, col, evaluate)
+    _check_power(base, exp, col)
+    out = Pow(base, exp, evaluate=evaluate)
+    _check_result(out, col)
     return out
 
 
 def guarded_exp(arg: sympy.Expr, col: int, evaluate: bool = True) -> sympy.Expr:
-    # exp(n*log(2)) evaluates to 2**n in sympy: refuse large coefficients on log terms up front.
+    # exp(n*log(b)) evaluates to b**n in sympy: bound that power before sympy builds it.
     for term in Add.make_args(arg):
-        if term.has(sympy.log):
-            c, _ = term.as_coeff_Mul()
-            if isinstance(c, Rational) and abs(c) > MAX_EXPONENT:
-                raise _too_big(col)
+        c, rest = term.as_coeff_Mul()
+        if isinstance(rest, sympy.log) and isinstance(c, Rational):
+            _check_power(rest.args[0], c, col)
     out = sympy.exp(arg, evaluate=evaluate)
-    if isinstance(out, Rational) and _bits(out) > MAX_POWER_BITS:
-        raise _too_big(col)
+    _check_result(out, col)
     return out
 
 
@@ -99,6 +119,18 @@ def _presize(args: list[Any]) -> None:
             total += _bits(c)
     if total > MAX_POWER_BITS:
         raise err("A number in the answer is too large to work with.", "答案中的数字过大，无法处理。", None)
+
+
+#: One-argument functions built as the sympy function of the same meaning.
+_SYMPY_FUNCS: dict[str, Any] = {
+    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "sec": sympy.sec, "csc": sympy.csc,
+    "cot": sympy.cot, "asin": sympy.asin, "acos": sympy.acos, "atan": sympy.atan, "asec": sympy.asec,
+    "acsc": sympy.acsc, "acot": sympy.acot, "sinh": sympy.sinh, "cosh": sympy.cosh, "tanh": sympy.tanh,
+    "sech": sympy.sech, "csch": sympy.csch, "coth": sympy.coth, "asinh": sympy.asinh,
+    "acosh": sympy.acosh, "atanh": sympy.atanh, "asech": sympy.asech, "acsch": sympy.acsch,
+    "acoth": sympy.acoth, "sign": sympy.sign, "floor": sympy.floor, "ceil": sympy.ceiling,
+    "erf": sympy.erf, "erfc": sympy.erfc, "gamma": sympy.gamma,
+}
 
 
 class SympyBuilder:
@@ -186,13 +218,17 @@ class SympyBuilder:
             return -sympy.log(Add(1, guarded_exp(-x, col, ev), evaluate=ev), evaluate=ev)
         if f == "softplus":
             return sympy.log(Add(1, guarded_exp(x, col, ev), evaluate=ev), evaluate=ev)
-        if f == "tanh":
-            return sympy.tanh(x, evaluate=ev)
-        if f == "sinh":
-            return sympy.sinh(x, evaluate=ev)
-        if f == "cosh":
-            return sympy.cosh(x, evaluate=ev)
-        raise AssertionError(f"unknown function {f}")
+        if f == "cbrt":
+            return guarded_pow(x, Rational(1, 3), col, ev)
+        if f == "root":  # principal n-th root, as sympy's root(x, n)
+            return guarded_pow(x, Pow(a[1], -1, evaluate=ev), col, ev)
+        if f == "gamma" and x.is_number and isinstance(x, Rational) and abs(x) > MAX_GAMMA_ARG:
+            # sympy evaluates gamma(n) as (n-1)!: bound the size of that number.
+            raise err(f"The argument of gamma at column {col + 1} is too large to work with.",
+                      f"第 {col + 1} 列 gamma 的参数过大，无法处理。", col)
+        if f == "atan2":
+            return sympy.atan2(x, a[1], evaluate=ev)
+        return _SYMPY_FUNCS[f](x, evaluate=ev)
 
 
 def check_finite_real(expr: Any, text: str) -> None:
@@ -223,9 +259,19 @@ def _softplus(x: float) -> float:
 _FLOAT_FUNCS: dict[str, Callable[..., float]] = {
     "exp": math.exp, "sqrt": math.sqrt, "abs": abs, "min": min, "max": max, "sigmoid": _sigmoid,
     "logsigmoid": lambda x: -_softplus(-x), "softplus": _softplus,
-    "clip": lambda x, lo, hi: min(max(x, lo), hi), "tanh": math.tanh, "sinh": math.sinh,
-    "cosh": math.cosh, "log2": math.log2, "log10": math.log10,
+    "clip": lambda x, lo, hi: min(max(x, lo), hi), "log2": math.log2, "log10": math.log10,
     "log": lambda x, b=None: math.log(x) if b is None else math.log(x) / math.log(b),
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "sec": lambda x: 1 / math.cos(x),
+    "csc": lambda x: 1 / math.sin(x), "cot": lambda x: 1 / math.tan(x), "asin": math.asin,
+    "acos": math.acos, "atan": math.atan, "asec": lambda x: math.acos(1 / x),
+    "acsc": lambda x: math.asin(1 / x), "acot": lambda x: math.atan(1 / x) if x else math.pi / 2,
+    "atan2": math.atan2, "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh,
+    "sech": lambda x: 1 / math.cosh(x), "csch": lambda x: 1 / math.sinh(x), "coth": lambda x: 1 / math.tanh(x),
+    "asinh": math.asinh, "acosh": math.acosh, "atanh": math.atanh, "asech": lambda x: math.acosh(1 / x),
+    "acsch": lambda x: math.asinh(1 / x), "acoth": lambda x: math.atanh(1 / x),
+    "sign": lambda x: float((x > 0) - (x < 0)), "floor": math.floor, "ceil": math.ceil,
+    "erf": math.erf, "erfc": math.erfc, "gamma": math.gamma, "cbrt": lambda x: math.pow(x, 1 / 3),
+    "root": lambda x, n: math.pow(x, 1 / n),
 }
 
 

@@ -47,7 +47,7 @@ _UNICODE_OPS = {
 }
 _SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7",
                 "⁸": "8", "⁹": "9"}
-_SINGLE_OPS = set("+-*/^()[]{},=<>|_!")
+_SINGLE_OPS = set("+-*/^()[]{},=<>|_!⌊⌋⌈⌉")
 
 #: LaTeX commands that are pure spacing / sizing and carry no maths.
 _LATEX_IGNORED = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr",
@@ -57,7 +57,11 @@ _LATEX_OPS = {"cdot": "*", "times": "*", "ast": "*", "div": "/", "le": "<=", "le
               "leqslant": "<=", "ge": ">=", "geq": ">=", "geqslant": ">=", "lt": "<", "gt": ">",
               "neq": "!=", "ne": "!=", "lvert": "|", "rvert": "|", "vert": "|", "mid": "|"}
 #: LaTeX commands that name an allow-listed function: they become ordinary name tokens.
-_LATEX_FUNCS = {"log", "ln", "exp", "min", "max", "tanh", "sinh", "cosh", "lg"}
+_LATEX_FUNCS = {"log", "ln", "exp", "min", "max", "lg", "sin", "cos", "tan", "sec", "csc", "cot", "arcsin",
+                "arccos", "arctan", "arcsec", "arccsc", "arccot", "sinh", "cosh", "tanh", "coth", "sech",
+                "csch", "arsinh", "arcosh", "artanh", "arcsinh", "arccosh", "arctanh", "sgn", "erf", "erfc"}
+#: Floor / ceiling brackets, in LaTeX and as Unicode characters.
+_ROUNDING_BRACKETS = {"lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉"}
 #: LaTeX commands with their own argument syntax, handled by the parser.
 LATEX_STRUCT = {"frac", "dfrac", "tfrac", "cfrac", "sqrt", "operatorname", "mathrm", "text", "textrm",
                 "mathit", "rm", "textit"}
@@ -179,6 +183,8 @@ def tokenize(text: str) -> list[Tok]:
                 continue
             if name in _LATEX_OPS:
                 push(Tok("op", _LATEX_OPS[name], i_cmd))
+            elif name in _ROUNDING_BRACKETS:
+                push(Tok("op", _ROUNDING_BRACKETS[name], i_cmd))
             elif name in LATEX_GREEK:
                 push(Tok("name", LATEX_GREEK[name], i_cmd))
             elif name in _LATEX_FUNCS:

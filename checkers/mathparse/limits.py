@@ -15,9 +15,15 @@ MAX_TOKENS = 1_000
 MAX_NUMBER_DIGITS = 50
 #: Largest |n| in scientific notation ``1e-n``.
 MAX_SCI_EXPONENT = 300
-#: Largest |p/q| (and largest q) of a numeric rational exponent.  ``x^1000`` is fine,
-#: ``2^(10^10)`` and ``x^(1/10^50)`` are refused before sympy tries to evaluate them.
-MAX_EXPONENT = 1_000
+#: Largest degree |p/q| of a power of a non-numeric base (``x^1000``, ``(1+x)^1000``): the size of
+#: its expansion, which the symbolic layer may compute.  Powers of numbers are bounded by the size of
+#: their result instead (MAX_POWER_BITS), so ``2^64``, ``10^-12`` and ``2^10000`` are fine while
+#: ``9^9^9`` and ``2^(10^10)`` are refused before sympy tries to evaluate them.
+MAX_DEGREE = 1_000
+#: Largest root index q of a rational exponent p/q (``x^(1/1000)``; ``2^(1/10^40)`` is refused).
+MAX_ROOT = 1_000
+#: The largest argument of the gamma function whose exact value (n-1)! stays under MAX_POWER_BITS.
+MAX_GAMMA_ARG = 1_000
 #: An exact number (numerator or denominator) may have at most this many bits, about 3,600
 #: digits: safely below Python's 4,300-digit int/str conversion limit, which the printers hit.
 MAX_POWER_BITS = 12_000

@@ -29,20 +29,38 @@ from typing import Any
 from .lexer import LATEX_GREEK, Tok, err, tokenize
 from .limits import MAX_ARGS, MAX_DEPTH, MAX_FUNCTION_EXPANSIONS
 
-#: Allow-listed functions: canonical name -> (min args, max args).
+_TRIG = ("sin", "cos", "tan", "sec", "csc", "cot")
+_HYPERBOLIC = ("sinh", "cosh", "tanh", "sech", "csch", "coth")
+#: Functions whose ``f^{-1}`` a reader may take for the inverse function: refused with a hint.
+INVERTIBLE = frozenset(_TRIG + _HYPERBOLIC)
+#: Allow-listed functions: canonical name -> (min args, max args).  Every elementary function sympy
+#: knows, plus the RLHF staples; ``gamma`` is Euler's gamma function (see SOFT_FUNCTIONS).
 BUILTINS: dict[str, tuple[int, int]] = {
     "exp": (1, 1), "log": (1, 2), "sqrt": (1, 1), "abs": (1, 1), "min": (1, MAX_ARGS),
     "max": (1, MAX_ARGS), "sigmoid": (1, 1), "logsigmoid": (1, 1), "softplus": (1, 1),
-    "clip": (3, 3), "tanh": (1, 1), "sinh": (1, 1), "cosh": (1, 1), "log2": (1, 1), "log10": (1, 1),
+    "clip": (3, 3), "log2": (1, 1), "log10": (1, 1), "cbrt": (1, 1), "root": (2, 2),
+    "atan2": (2, 2), "sign": (1, 1), "floor": (1, 1), "ceil": (1, 1), "erf": (1, 1), "erfc": (1, 1),
+    "gamma": (1, 1),
+    **{f: (1, 1) for f in _TRIG + _HYPERBOLIC},
+    **{"a" + f: (1, 1) for f in _TRIG + _HYPERBOLIC},
 }
-#: Other spellings of allow-listed functions (``Abs``/``Min``/``Max`` are how sympy prints them).
-ALIASES = {"ln": "log", "Abs": "abs", "Min": "min", "Max": "max", "lg": "log10", "σ": "sigmoid"}
-#: ``sigma`` is the sigmoid unless the question declares a variable called sigma.
+#: Other spellings of allow-listed functions (``Abs``/``Min``/``Max``/``ceiling`` are how sympy
+#: prints them; ``arcsin`` and ``arsinh``/``arcsinh`` are the textbook names of ``asin``/``asinh``).
+ALIASES = {"ln": "log", "Abs": "abs", "Min": "min", "Max": "max", "lg": "log10", "σ": "sigmoid",
+           "ceiling": "ceil", "sgn": "sign", "cosec": "csc",
+           **{"arc" + f: "a" + f for f in _TRIG + _HYPERBOLIC},
+           **{"ar" + f: "a" + f for f in _HYPERBOLIC}}
+#: Names that are a function only while the question declares no variable of that name: ``sigma``
+#: (the sigmoid) and ``gamma``/``Gamma`` (Euler's gamma; RL questions use gamma as the discount).
+SOFT_FUNCTIONS = {"sigma": "sigmoid", "gamma": "gamma", "Gamma": "gamma"}
 SIGMA_NAME = "sigma"
-RESERVED = set(BUILTINS) | set(ALIASES)
+RESERVED = (set(BUILTINS) | set(ALIASES)) - set(SOFT_FUNCTIONS)
 CONSTANTS = {"e": "E", "E": "E", "pi": "pi"}
 RELOPS = {"=", "<", ">", "<=", ">=", "!="}
-_OPEN = {"(": ")", "[": "]", "{": "}"}
+_OPEN = {"(": ")", "[": "]", "{": "}", "⌊": "⌋", "⌈": "⌉"}
+#: Floor and ceiling brackets (``\\lfloor x \\rfloor``, ``⌈x⌉``): the bracket is the function call.
+_ROUNDING = {"⌊": "floor", "⌈": "ceil"}
+_CLOSERS = ")]}⌋⌉"
 
 
 class Context:
@@ -60,8 +78,7 @@ class Context:
         words = {v for v in variables if "_" not in v}
         words |= {c for c in CONSTANTS if c not in variables}
         words |= RESERVED | set(functions)
-        if SIGMA_NAME not in variables:
-            words.add(SIGMA_NAME)
+        words |= {w for w in SOFT_FUNCTIONS if w not in variables}
         self.known_words = words
 
     def classify(self, word: str) -> str | None:
@@ -69,7 +86,7 @@ class Context:
             return "var"
         if word in self.functions:
             return "ufunc"
-        if word in BUILTINS or word in ALIASES or word == SIGMA_NAME:
+        if word in BUILTINS or word in ALIASES or word in SOFT_FUNCTIONS:
             return "func"
         if word in CONSTANTS:
             return "const"
@@ -198,7 +215,7 @@ class Parser:
         return lhs
 
     def unexpected(self, t: Tok):
-        if t.kind == "op" and t.val in ")]}":
+        if t.kind == "op" and t.val in _CLOSERS:
             return err(f"Unbalanced brackets: '{t.val}' at column {t.col + 1} has no matching opening bracket.",
                        f"括号不匹配：第 {t.col + 1} 列的“{t.val}”没有对应的左括号。", t.col)
         if t.kind == "op" and t.val == ",":
@@ -315,6 +332,8 @@ class Parser:
                 self.advance()
                 inner = self.sum()
                 self.expect_close(t)
+                if t.val in _ROUNDING:
+                    return ("call", _ROUNDING[t.val], [inner], t.col)
                 return inner
             if t.val == "|":
                 self.advance()
@@ -326,7 +345,7 @@ class Parser:
                               f"第 {t.col + 1} 列的绝对值符号“|”没有闭合。", t.col)
                 self.advance()
                 return ("call", "abs", [inner], t.col)
-            if t.val in ")]}":
+            if t.val in _CLOSERS:
                 prev = self.toks[self.i - 1] if self.i > 0 else None
                 if prev is not None and prev.kind == "op" and prev.val in _OPEN:
                     raise err(f"Empty brackets at column {prev.col + 1}.", f"第 {prev.col + 1} 列的括号内为空。",
@@ -334,7 +353,7 @@ class Parser:
                 raise self.unexpected(t)
         if t.kind == "end":
             prev = self.toks[self.i - 1] if self.i > 0 else None
-            if prev is not None and prev.kind == "op" and prev.val not in ")]}|":
+            if prev is not None and prev.kind == "op" and prev.val not in _CLOSERS + "|":
                 raise self.trailing(prev)
             raise err("The answer ends unexpectedly; something is missing.", "答案意外结束，缺少内容。", t.col)
         raise err(f"Expected a number, a variable or '(' at column {t.col + 1}, found {self.describe(t)}.",
@@ -377,7 +396,7 @@ class Parser:
             return ("const", CONSTANTS[word])
         if kind == "ufunc":
             return self.call(word, t)
-        return self.call(ALIASES.get(word, "sigmoid" if word == SIGMA_NAME else word), t)
+        return self.call(ALIASES.get(word, SOFT_FUNCTIONS.get(word, word)), t)
 
     #: Tokens allowed inside a conditioning annotation such as ``(y|x)`` or ``(y_w \\mid x)``.
     _COND_OPS = {"_", "|", ",", "{", "}"}
@@ -550,6 +569,12 @@ class Parser:
             self.enter(caret.col)
             power = (self.exponent(caret), caret.col)
             self.depth -= 1
+            p = power[0]
+            if fname in INVERTIBLE and p[0] == "neg" and p[1][0] == "num" and p[1][1] == "1":
+                raise err(f"{t.val}^(-1) at column {t.col + 1} is ambiguous: write a{fname}(x) for the inverse "
+                          f"function or 1/{fname}(x) for the reciprocal.",
+                          f"第 {t.col + 1} 列的 {t.val}^(-1) 有歧义：反函数请写 a{fname}(x)，倒数请写 1/{fname}(x)。",
+                          t.col)
         self.enter(t.col)
         nxt = self.tok
         if nxt.kind == "op" and nxt.val in "([":

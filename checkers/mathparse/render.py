@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import sympy
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.mathml import mathml as _mathml
 from sympy.printing.str import StrPrinter
 
@@ -40,8 +41,19 @@ def render_plain(expr: Any) -> str:
     return _PLAIN.doprint(expr)
 
 
+class _LatexPrinter(LatexPrinter):
+    # sympy writes atan2 as \operatorname{atan}_{2}, which reads back as a subscripted name.
+    def _print_atan2(self, expr: Any, exp: Any = None) -> str:
+        out = (r"\operatorname{atan2}\left(" + self._print(expr.args[0]) + ", "
+               + self._print(expr.args[1]) + r"\right)")
+        return f"{out}^{{{exp}}}" if exp else out
+
+
+_LATEX = _LatexPrinter()
+
+
 def render_latex(expr: Any) -> str:
-    return sympy.latex(expr)
+    return _LATEX.doprint(expr)
 
 
 def render_mathml(expr: Any) -> str:

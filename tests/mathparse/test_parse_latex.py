@@ -61,7 +61,7 @@ def test_latex_relations():
 @pytest.mark.parametrize("text", [
     r"\input{/etc/passwd}", r"\include{x}", r"\def\x{1}", r"\newcommand{\x}{1}", r"\renewcommand",
     r"\write18{rm -rf /}", r"\catcode`\^=7", r"\immediate", r"\openout", r"\usepackage{x}", r"\begin{array}",
-    r"\frac{x}", r"\frac", r"\sqrt", r"\text{}", r"\operatorname{foo}(x)", r"\sin x", r"\infty", r"x \\ y",
+    r"\frac{x}", r"\frac", r"\sqrt", r"\text{}", r"\operatorname{foo}(x)", r"\sinc x", r"\infty", r"x \\ y",
     r"\{x\}", r"\Delta^23", r"\frac{x}{y", r"\left( x", r"\mathrm{ref", r"\pi_{}", r"\pi_{x+1}", r"\hat{x}", r"\cdot",
 ])
 def test_latex_errors(text):

@@ -141,7 +141,7 @@ def test_per_question_functions():
 
 @pytest.mark.parametrize("text, name, col", [
     ("z + 1", "z", 0), ("x + bta", "bta", 4), ("pi_old", "pi_old", 0), ("foo(x)", "foo", 0),
-    ("sin(x)", "sin", 0), ("x + theta", "theta", 4),
+    ("sinc(x)", "sinc", 0), ("x + theta", "theta", 4),
 ])
 def test_unknown_names(text, name, col):
     with pytest.raises(AnswerParseError) as ei:
