@@ -12,6 +12,10 @@ Layers, cheapest first:
    expand_log / logcombine with ``force`` only when every symbol is positive, powsimp) and, time
    permitting, ``simplify``, under the symbols' assumptions.
 
+Numeric agreement alone is confirmed at two points with 40 significant digits (:func:`precise_gap`),
+so exact numbers that differ beyond double precision (``333333333333333/10^15`` vs ``1/3``) are told
+apart. Symbols flagged ``complex`` are sampled off the real line; unflagged symbols are real.
+
 Outcome (see :class:`EquivalenceResult`):
 
 * ``equal``      — proved symbolically, or agreement at every valid point (at least ``min_points``),
@@ -25,7 +29,9 @@ The evaluator walks the sympy tree itself (no ``lambdify``, which would ``exec``
 falls back to ``evalf`` for node types it does not know.
 
 Modes: ``equivalent``; ``up_to_sign`` (a ≡ e or a ≡ −e); ``up_to_constant`` (a − e is the same number
-at every point / its derivative in every symbol is zero); ``same_form`` (see :func:`form_problems`).
+at every point / its derivative in every symbol is zero; with ``constants`` it may depend on those
+given constants); ``same_form`` (see :func:`form_problems`). :func:`check_within_tolerance` is the
+numeric-only comparison for parts that accept decimal approximations within a stated tolerance.
 Finished results are cached (LRU); results cut short by the time budget are never cached.
 """
 
@@ -147,8 +153,11 @@ def symbol_domain(sym: sp.Symbol, variables: Mapping[str, Any] | None = None) ->
         dom = spec.get("domain")
         if dom in ("probability", "unit", "(0,1)"):
             return "probability"
-        if dom in ("positive", "nonnegative", "negative", "real"):
+        if dom in ("positive", "nonnegative", "negative", "real", "complex"):
             return dom
+        if spec.get("complex") and not any(spec.get(f) for f in ("positive", "negative", "nonnegative",
+                                                                  "nonpositive", "real", "integer")):
+            return "complex"
         if spec.get("integer") and (spec.get("positive") or spec.get("nonnegative")):
             return "posint"
         for flag in ("positive", "nonnegative", "negative", "integer", "real"):
@@ -164,6 +173,8 @@ def symbol_domain(sym: sp.Symbol, variables: Mapping[str, Any] | None = None) ->
         return "negative"
     if sym.is_real:
         return "real"
+    if sym.is_complex:
+        return "complex"
     # Undeclared symbols are sampled as reals: learners think of them as reals, and real sampling
     # still exposes branch differences such as log(a b) vs log a + log b at negative points.
     return "real"
@@ -187,6 +198,9 @@ def _draw(domain: str, rng: random.Random, i: int) -> float:
         return float(rng.randint(1, 7))
     if domain == "integer":
         return float(rng.choice([-4, -3, -2, -1, 1, 2, 3, 4, 5]))
+    if domain == "complex":
+        # Imaginary parts beyond ±pi, so that branch differences (log(exp(z)) vs z) show up.
+        return complex(rng.gauss(0.0, 1.5), rng.uniform(-6.0, 6.0))
     return rng.gauss(0.0, 1.5)
 
 
@@ -274,6 +288,18 @@ def _safe_real(real_f, complex_f, ok):
     return lambda x: complex_f(x) if isinstance(x, complex) or not ok(x) else real_f(x)
 
 
+def _real_domain(real_f, complex_f, ok):
+    # A real argument outside the real domain sits on a branch cut, where cmath and sympy pick
+    # different sides: skip the point rather than compare values from different conventions.
+    def f(x):
+        if isinstance(x, complex):
+            return complex_f(x)
+        if not ok(x):
+            raise _NonFinite
+        return real_f(x)
+    return f
+
+
 _FUNCS: dict[Any, Callable] = {
     sp.exp: _exp,
     sp.log: _log,
@@ -289,6 +315,23 @@ _FUNCS: dict[Any, Callable] = {
     sp.Min: _realonly(lambda *xs: min(xs)), sp.Max: _realonly(lambda *xs: max(xs)),
     sp.erf: _realonly(math.erf), sp.gamma: _realonly(math.gamma),
     sp.factorial: _realonly(lambda x: math.gamma(x + 1)),
+    sp.sec: _cm(lambda x: 1 / math.cos(x), lambda x: 1 / cmath.cos(x)),
+    sp.csc: _cm(lambda x: 1 / math.sin(x), lambda x: 1 / cmath.sin(x)),
+    sp.cot: _cm(lambda x: 1 / math.tan(x), lambda x: 1 / cmath.tan(x)),
+    sp.asec: _real_domain(lambda x: math.acos(1 / x), lambda x: cmath.acos(1 / x), lambda x: abs(x) >= 1),
+    sp.acsc: _real_domain(lambda x: math.asin(1 / x), lambda x: cmath.asin(1 / x), lambda x: abs(x) >= 1),
+    sp.acot: _cm(lambda x: math.atan(1 / x) if x else math.pi / 2, lambda x: cmath.atan(1 / x)),
+    sp.atan2: _realonly(math.atan2),
+    sp.sech: _cm(lambda x: 1 / math.cosh(x), lambda x: 1 / cmath.cosh(x)),
+    sp.csch: _cm(lambda x: 1 / math.sinh(x), lambda x: 1 / cmath.sinh(x)),
+    sp.coth: _cm(lambda x: 1 / math.tanh(x), lambda x: 1 / cmath.tanh(x)),
+    sp.asinh: _cm(math.asinh, cmath.asinh),
+    sp.acosh: _real_domain(math.acosh, cmath.acosh, lambda x: x >= 1),
+    sp.atanh: _real_domain(math.atanh, cmath.atanh, lambda x: -1 < x < 1),
+    sp.acoth: _real_domain(lambda x: math.atanh(1 / x), lambda x: cmath.atanh(1 / x), lambda x: abs(x) > 1),
+    sp.asech: _real_domain(lambda x: math.acosh(1 / x), lambda x: cmath.acosh(1 / x), lambda x: 0 < x <= 1),
+    sp.acsch: _cm(lambda x: math.asinh(1 / x), lambda x: cmath.asinh(1 / x)),
+    sp.erfc: _realonly(math.erfc),
     sp.re: lambda x: x.real if isinstance(x, complex) else x,
     sp.im: lambda x: x.imag if isinstance(x, complex) else 0.0,
 }
@@ -469,6 +512,52 @@ def _symbolic_zero(diff: sp.Basic, deadline: float, allow_simplify: bool) -> tup
 # ---------------------------------------------------------------------------------------------------
 # Numeric layer
 
+#: Agreement in double precision is no proof when exact numbers differ beyond it
+#: (``333333333333333/10^15`` vs ``1/3``): before numeric evidence alone says "equal", the two sides
+#: are evaluated again at a couple of the points with this many digits, and must agree to PRECISE_GAP.
+PRECISE_DIGITS = 40
+PRECISE_GAP = 1e-25
+PRECISE_POINTS = 2
+
+
+def _exact_point(pt: Mapping[sp.Symbol, Any]) -> dict:
+    out = {}
+    for s, v in pt.items():
+        if isinstance(v, complex):
+            out[s] = sp.Rational(v.real) + sp.I * sp.Rational(v.imag)
+        else:
+            out[s] = sp.Rational(v)
+    return out
+
+
+def precise_gap(e: sp.Basic, a: sp.Basic, points: Iterable[Mapping[sp.Symbol, Any]],
+                deadline: float, digits: int = PRECISE_DIGITS) -> float | None:
+    """Largest relative gap between ``e`` and ``a`` at ``points`` evaluated with ``digits`` digits
+    (None when nothing could be evaluated in time)."""
+    worst = None
+    for pt in points:
+        if budget.clock() > deadline:
+            break
+        try:
+            subs = _exact_point(pt)
+            ve = complex(e.evalf(digits, subs=subs))
+            va = complex(a.evalf(digits, subs=subs))
+            diff = (a - e).evalf(digits, subs=subs)
+            diff = complex(diff) if diff != 0 else 0j
+        except Exception:  # evalf that sympy cannot do is no evidence either way
+            continue
+        if not all(math.isfinite(z.real) and math.isfinite(z.imag) for z in (ve, va, diff)):
+            continue
+        # Both sides at 0 (relu vs (x + |x|)/2 at a negative point) may leave evalf noise far below
+        # the digits asked for: an absolute floor keeps that from reading as a relative gap of 1.
+        if abs(diff) <= 10.0 ** -(digits - 5):
+            gap = 0.0
+        else:
+            scale = max(abs(ve), abs(va))
+            gap = abs(diff) / scale if scale > 0 else math.inf
+        worst = gap if worst is None else max(worst, gap)
+    return worst
+
 @dataclass
 class _Numeric:
     valid: int = 0
@@ -486,10 +575,15 @@ class _Numeric:
 
 
 def _numeric_compare(e: sp.Basic, a: sp.Basic, variables, seed: int, deadline: float,
-                     rtol: float, atol: float, n_points: int) -> _Numeric:
+                     rtol: float, atol: float, n_points: int, hold: Iterable[sp.Symbol] = ()) -> _Numeric:
+    """``hold``: symbols given the same value at every point (the first point's)."""
     res = _Numeric()
     syms = e.free_symbols | a.free_symbols
     pts = sample_points(syms, variables, seed, MAX_TRIES)
+    hold = [s for s in hold if s in syms]
+    if hold and pts:
+        for pt in pts[1:]:
+            pt.update({s: pts[0][s] for s in hold})
     for pt in pts:
         if res.valid >= n_points:
             break
@@ -544,26 +638,32 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
-def _cache_key(e, a, variables, mode, seed, rtol, atol, require_proof) -> str:
+def _cache_key(e, a, variables, mode, seed, rtol, atol, require_proof, constants=()) -> str:
     if isinstance(variables, Mapping):
         vs = repr(sorted((k, sorted(v.items()) if isinstance(v, Mapping) else v) for k, v in variables.items()))
     else:
         vs = repr(variables)
-    return "\x1f".join([sp.srepr(e), sp.srepr(a), vs, mode, str(seed), repr(rtol), repr(atol), str(require_proof)])
+    return "\x1f".join([sp.srepr(e), sp.srepr(a), vs, mode, str(seed), repr(rtol), repr(atol), str(require_proof),
+                        ",".join(sorted(constants))])
 
 
 def check_equivalence(expected: sp.Basic, answer: sp.Basic, variables: Mapping[str, Any] | None = None,
                       mode: str = "equivalent", *, seed: int = 0, time_budget: float = 0.5,
                       rtol: float = RTOL, atol: float = ATOL, n_points: int = N_POINTS,
-                      require_proof: bool = False, use_cache: bool = True) -> EquivalenceResult:
+                      require_proof: bool = False, use_cache: bool = True,
+                      constants: Iterable[str] = ()) -> EquivalenceResult:
     """Decide whether ``answer`` matches ``expected`` in ``mode``. Never raises for odd expressions.
 
     ``require_proof``: numeric agreement alone gives ``undecided`` instead of ``equal``.
+    ``constants``: names of given constants (``up_to_constant`` only): the allowed additive constant
+    may depend on them, e.g. ``-beta`` when ``beta`` is the KL coefficient of the question.
     """
     if mode not in MODES:
         raise ValueError(f"unknown equivalence mode {mode!r}")
+    constants = frozenset(constants or ())
     expected, answer = sp.Integer(0) + expected, sp.Integer(0) + answer  # plain ints become Integers
-    key = _cache_key(expected, answer, variables, mode, seed, rtol, atol, require_proof) if use_cache else None
+    key = (_cache_key(expected, answer, variables, mode, seed, rtol, atol, require_proof, constants)
+           if use_cache else None)
     if key is not None:
         with _cache_lock:
             hit = _CACHE.get(key)
@@ -576,7 +676,8 @@ def check_equivalence(expected: sp.Basic, answer: sp.Basic, variables: Mapping[s
         # The layers watch the clock themselves; the timer (in workers) catches a single sympy call
         # that would run past the deadline.
         with interrupt_at(deadline + 0.02):
-            res = _check(expected, answer, variables, mode, seed, deadline, rtol, atol, n_points, require_proof)
+            res = _check(expected, answer, variables, mode, seed, deadline, rtol, atol, n_points, require_proof,
+                         constants)
     except BudgetExceeded:
         res = EquivalenceResult("undecided", "timeout", "time ran out", timed_out=True)
     except RecursionError:
@@ -593,7 +694,8 @@ def check_equivalence(expected: sp.Basic, answer: sp.Basic, variables: Mapping[s
     return res
 
 
-def _check(e, a, variables, mode, seed, deadline, rtol, atol, n_points, require_proof) -> EquivalenceResult:
+def _check(e, a, variables, mode, seed, deadline, rtol, atol, n_points, require_proof,
+           constants=frozenset()) -> EquivalenceResult:
     if mode == "up_to_sign":
         r = _equivalent(e, a, variables, seed, deadline, rtol, atol, n_points, require_proof)
         if r.outcome == "equal":
@@ -607,7 +709,7 @@ def _check(e, a, variables, mode, seed, deadline, rtol, atol, n_points, require_
             return r if r.outcome == "undecided" else r2
         return r
     if mode == "up_to_constant":
-        return _up_to_constant(e, a, variables, seed, deadline, rtol, atol, n_points, require_proof)
+        return _up_to_constant(e, a, variables, seed, deadline, rtol, atol, n_points, require_proof, constants)
     r = _equivalent(e, a, variables, seed, deadline, rtol, atol, n_points, require_proof)
     if mode == "same_form" and r.outcome == "equal":
         problems = form_problems(e, a)
@@ -662,17 +764,30 @@ def _equivalent(e, a, variables, seed, deadline, rtol, atol, n_points, require_p
     if require_proof:
         return EquivalenceResult("undecided", "unproved", "agrees numerically but no symbolic proof",
                                  details, timed_out=verdict == "timeout")
+    gap = precise_gap(e, a, [v[0] for v in num.values[:PRECISE_POINTS]], deadline)
+    if gap is not None and gap > PRECISE_GAP:
+        return EquivalenceResult("not_equal", "precision",
+                                 f"agrees in double precision but differs at {PRECISE_DIGITS} digits "
+                                 f"(relative gap {gap:.3g})", {**details, "precise_gap": gap})
     # Equal on numeric evidence; when the symbolic search was cut short the result is not cached.
     return EquivalenceResult("equal", "numeric", f"agrees at {num.valid} sample points", details,
                              timed_out=verdict == "timeout")
 
 
-def _up_to_constant(e, a, variables, seed, deadline, rtol, atol, n_points, require_proof) -> EquivalenceResult:
+def _up_to_constant(e, a, variables, seed, deadline, rtol, atol, n_points, require_proof,
+                    constants=frozenset()) -> EquivalenceResult:
+    """``a - e`` does not depend on any variable other than the given ``constants``.
+
+    Numerically: the difference is the same at every sample point, where all points share the values
+    of the constants (only the other variables move). Symbolically: its derivative in every variable
+    that is not a given constant is zero.
+    """
     d = a - e
-    if not (d.free_symbols & (e.free_symbols | a.free_symbols)) or d.free_symbols == set():
-        if d.is_number:
-            return EquivalenceResult("equal", "structural", "differs by a constant", {"constant": str(d)})
-    num = _numeric_compare(sp.Integer(0), d, variables, seed, deadline, 0, float("inf"), n_points)
+    if d.is_number or (d.free_symbols and all(s.name in constants for s in d.free_symbols)):
+        return EquivalenceResult("equal", "structural", "differs by a constant", {"constant": str(d)})
+    fixed = {s for s in d.free_symbols if s.name in constants}
+    num = _numeric_compare(sp.Integer(0), d, variables, seed, deadline, 0, float("inf"), n_points,
+                           hold=fixed)
     vals = [v[2] for v in num.values]
     details: dict[str, Any] = {"valid_points": len(vals)}
     if num.timed_out:
@@ -687,7 +802,7 @@ def _up_to_constant(e, a, variables, seed, deadline, rtol, atol, n_points, requi
             if gap > REFUTE_GAP:
                 return EquivalenceResult("not_equal", "numeric", "the difference is not constant",
                                          {**details, "differences": [_jsonable(vals[0]), _jsonable(vals[i])]})
-    syms = sorted(d.free_symbols, key=lambda s: s.name)
+    syms = sorted((s for s in d.free_symbols if s not in fixed), key=lambda s: s.name)
     proved, cut = True, False
     for s in syms:
         verdict, _ = symbolic_zero(sp.diff(d, s), deadline)
@@ -704,6 +819,47 @@ def _up_to_constant(e, a, variables, seed, deadline, rtol, atol, n_points, requi
                                  timed_out=cut)
     return EquivalenceResult("equal", "numeric", "the difference is the same at every sample point",
                              {**details, "constant": _jsonable(vals[0]) if vals else None}, timed_out=cut)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Decimals within a stated tolerance
+
+def check_within_tolerance(expected: sp.Basic, answer: sp.Basic, variables: Mapping[str, Any] | None = None,
+                           *, rtol: float, atol: float, seed: int = 0, time_budget: float = 0.5,
+                           n_points: int = N_POINTS) -> EquivalenceResult:
+    """Values agree within ``|a - e| <= atol + rtol * max(|a|, |e|)`` at every seeded sample point.
+
+    Only for a part that states a tolerance for decimal answers (a decimal is then judged as the
+    approximation it is); never a proof of equivalence. Never raises for odd expressions.
+    """
+    expected, answer = sp.Integer(0) + expected, sp.Integer(0) + answer
+    deadline = budget.clock() + time_budget
+    try:
+        with interrupt_at(deadline + 0.02):
+            pts = sample_points(expected.free_symbols | answer.free_symbols, variables, seed, MAX_TRIES)
+            valid = 0
+            for pt in pts:
+                if valid >= n_points:
+                    break
+                if budget.clock() > deadline:
+                    return EquivalenceResult("undecided", "timeout", "time ran out", timed_out=True)
+                ve, va = evaluate(expected, pt), evaluate(answer, pt)
+                if ve is None or va is None:
+                    continue
+                valid += 1
+                if not close(ve, va, rtol, atol):
+                    return EquivalenceResult("not_equal", "tolerance", "outside the tolerance at a sample point",
+                                             {"point": {s.name: _jsonable(v) for s, v in pt.items()},
+                                              "expected_value": _jsonable(ve), "answer_value": _jsonable(va)})
+    except BudgetExceeded:
+        return EquivalenceResult("undecided", "timeout", "time ran out", timed_out=True)
+    except Exception as exc:  # never a crash on odd expressions
+        return EquivalenceResult("undecided", "error", f"could not compare ({type(exc).__name__})")
+    if valid < min(MIN_POINTS, n_points):
+        return EquivalenceResult("undecided", "too_few_points", f"only {valid} sample points could be evaluated",
+                                 {"valid_points": valid})
+    return EquivalenceResult("equal", "tolerance", f"within the tolerance at {valid} sample points",
+                             {"valid_points": valid, "rtol": rtol, "atol": atol})
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -752,6 +908,7 @@ def cache_size() -> int:
         return len(_CACHE)
 
 
-__all__ = ["BudgetExceeded", "EquivalenceResult", "MODES", "cache_size", "check_equivalence", "clear_cache",
+__all__ = ["BudgetExceeded", "EquivalenceResult", "MODES", "cache_size", "check_equivalence", "check_within_tolerance",
+           "clear_cache", "precise_gap",
            "evaluate", "form_problems", "interrupt_at",
            "rewrite_named", "sample_points", "symbol_domain", "symbolic_zero", "tree_size"]

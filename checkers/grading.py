@@ -132,9 +132,14 @@ def expected(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
 
 def check_symbolic(expected: str, answer: str, variables: Mapping[str, Any] | None = None,
                    mode: str = "equivalent", *, functions: Mapping[str, Any] | None = None,
-                   timeout: float | None = None) -> Verdict:
+                   timeout: float | None = None, constants: list[str] | None = None,
+                   decimals: Mapping[str, float] | None = None) -> Verdict:
     spec = {"kind": "symbolic", "expected": expected, "variables": dict(variables or {}), "mode": mode,
             "functions": dict(functions or {})}
+    if constants:
+        spec["constants"] = list(constants)
+    if decimals is not None:
+        spec["decimals"] = dict(decimals)
     return grade(answer, spec, {}, timeout=timeout)
 
 

@@ -41,6 +41,10 @@ Every row below is a test case: the checker must give exactly the outcome shown.
    cancel, expand_log / logcombine (with `force` only when every symbol is positive), powsimp, an
    exp-rewrite and, for small differences, `simplify`, checking the time budget between steps.
 
+Before numeric agreement alone is called equal, the two sides are evaluated again at two of the
+points with 40 significant digits and must agree to 1e-25 (relative): exact numbers that differ
+beyond double precision (`333333333333333/10^15` and `1/3`) are told apart.
+
 Outcome: **correct** when proved, or when every valid point agrees (at least 4 points); **incorrect**
 when a point clearly differs, or the difference reduces to a non-zero number; **undecided** (no
 attempt used) when the values nearly agree but not within tolerance and nothing is proved (the layers
@@ -52,18 +56,65 @@ Symbolic grading runs in a killable worker process with a hard limit (2 s by def
 * `equivalent` (default).
 * `up_to_sign`: the answer equals the expected expression or its negative.
 * `up_to_constant`: `answer − expected` takes the same value at every sample point (or its derivative in
-  every variable is proved zero).
+  every variable is proved zero). A part (or the API's `constants` field) may list given constants,
+  e.g. `constants: [beta]`: the offset may then depend on them (`r − β(lθ − lref + 1)` matches
+  `r − β(lθ − lref)`): the sample points share the constants' values and only the other variables
+  move, and the derivative is taken in the other variables only.
 * `same_form`: equivalent **and** (a) the answer's expression tree has no more nodes than the expected
   one's, after sympy's automatic evaluation, and (b) it contains no trivial sub-terms (`+0`, `·1`,
   `^1`, `^0`, `log(exp(·))`, `exp(log(·))`, a term repeated in a sum). Because sympy evaluates on
   construction, some unsimplified inputs (`x + x − x`) are already in the simplest form.
 
+## Variables and their domains
+
+A declared variable with no assumption (`x: {}`, or a list of names) is **real**, and is sampled from
+normal(0, 1.5). Flags: `positive`, `negative`, `nonnegative`, `nonpositive`, `real`, `integer`,
+`complex`; domains: `domain: probability` (0, 1), `positive`, `negative`, `nonnegative`, `real`,
+`complex`. `complex: true` (alone) makes a complex variable, sampled with imaginary parts in (−6, 6),
+so identities true only for reals are refused: `log(exp(z))` is not `z` for complex `z` but is `x`
+for real `x`.
+
+## Decimals
+
+A decimal or scientific literal is read as the exact number typed (`0.1` is 1/10, never a binary
+float). In a symbolic part a decimal answer is **correct only when that exact number gives the
+expected value**: proved by the structural or symbolic layer, or, where no proof is found, equal to
+70 significant digits at two sample points (a literal has at most 50 digits, so an approximation
+always fails this). Sample points in double precision never decide it. So `0.5` for `1/2` and
+`0.25 x` for `x/4` are correct, while `0.333333333333333` for `1/3` is **incorrect** with the
+feedback "give the exact value" (note `inexact-decimal`), as is any decimal within 0.1 % of the
+value. A part that accepts approximations says so with `decimals: {rtol: ..., atol: ...}` (also a
+field of `/api/v1/check/symbolic`): a decimal answer is then compared with the expected value at the
+sample points within that tolerance, `|a − e| ≤ atol + rtol·max(|a|, |e|)`, in mode `equivalent`;
+exact answers are still compared exactly.
+
 ## Input
 
 Plain maths (`exp(-Delta) + Delta - 1`, `^` for powers, implicit multiplication `2x`, `beta log r`,
 Unicode Greek `β Δ π σ`, subscripts `pi_ref`) or LaTeX (`\\frac{}{}`, `\\log`, `\\exp`, `\\sigma`,
-`\\beta`), detected automatically. `sigmoid`/`σ`, `logsigmoid`, `softplus`, `clip`, `min`, `max`,
-`abs`, `sqrt`, `tanh`, `log_2` are built in.
+`\\beta`), detected automatically.
+
+Functions (plain name, other accepted spellings, LaTeX):
+
+| family | functions |
+|---|---|
+| exponential, logarithms | `exp`, `log`/`ln` (natural), `log(x, b)`, `log_2 x`, `log2`, `log10`/`lg`; LaTeX `\\exp`, `\\log`, `\\ln`, `\\log_{b}`, `\\lg` |
+| roots | `sqrt`, `cbrt`, `root(x, n)` (principal roots `x^(1/n)`, as in sympy: real for x ≥ 0); LaTeX `\\sqrt{x}`, `\\sqrt[n]{x}` |
+| trigonometric | `sin`, `cos`, `tan`, `sec`, `csc` (`cosec`), `cot`; LaTeX `\\sin` ... `\\cot` |
+| inverse trigonometric | `asin`/`arcsin`, `acos`/`arccos`, `atan`/`arctan`, `asec`/`arcsec`, `acsc`/`arccsc`, `acot`/`arccot`, `atan2(y, x)`; LaTeX `\\arcsin`, `\\arccos`, `\\arctan` |
+| hyperbolic | `sinh`, `cosh`, `tanh`, `sech`, `csch`, `coth`; LaTeX `\\sinh`, `\\cosh`, `\\tanh`, `\\coth` |
+| inverse hyperbolic | `asinh`/`arsinh`/`arcsinh`, `acosh`/`arcosh`/`arccosh`, `atanh`/`artanh`/`arctanh`, `asech`, `acsch`, `acoth` |
+| pieces | `abs`/`\\|x\\|`, `sign`/`sgn`, `floor` (`⌊x⌋`, `\\lfloor x \\rfloor`), `ceil`/`ceiling` (`⌈x⌉`, `\\lceil x \\rceil`), `min`, `max`, `clip(x, lo, hi)` |
+| special | `erf`, `erfc`, `gamma` (Euler's Γ; `Gamma`, `\\Gamma`; a declared variable `gamma` wins) |
+| RLHF staples | `sigmoid`/`σ`/`\\sigma` (a declared variable `sigma` wins), `logsigmoid`, `softplus` |
+
+`sin^2 x` and `\\sin^{2} x` are `(sin x)^2`; `sin^-1 x` is refused as ambiguous (write `asin(x)` or
+`1/sin(x)`). `\\operatorname{name}` accepts any of these names.
+
+Powers are bounded by the work they cause, not by how the exponent looks: a power of a number may
+have an exact result of at most 12,000 bits (`2^64`, `10^-12`, `2^(2^10)` and `2^10000` are fine;
+`9^9^9` and `2^(10^10)` are refused), a power of an expression containing a variable may have degree
+at most 1,000 (`(1+x)^20`, `x^1000`), a root index at most 1,000, and `gamma(n)` needs |n| ≤ 1,000.
 """
 
 
@@ -84,6 +135,15 @@ def _vars(variables: dict) -> str:
     return "; ".join(parts)
 
 
+def _mode(row: dict) -> str:
+    out = row.get("mode", "equivalent")
+    if row.get("constants"):
+        out += "; constants: " + ", ".join(row["constants"])
+    if row.get("decimals"):
+        out += "; decimals: " + ", ".join(f"{k} {v:g}" for k, v in row["decimals"].items())
+    return out
+
+
 def render(rows: list[dict]) -> str:
     out = [INTRO]
     counts = {k: sum(1 for r in rows if r["outcome"] == k) for k in OUTCOME}
@@ -98,7 +158,7 @@ def render(rows: list[dict]) -> str:
         out.append("|---|---|---|---|---|---|")
         for r in items:
             out.append(f"| {_cell(r['expected'])} | {_cell(r['answer'])} | {_vars(r.get('variables'))} | "
-                       f"{r.get('mode', 'equivalent')} | {OUTCOME[r['outcome']]} | {r.get('comment', '')} |")
+                       f"{_mode(r)} | {OUTCOME[r['outcome']]} | {r.get('comment', '')} |")
     return "\n".join(out) + "\n"
 
 

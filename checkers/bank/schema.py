@@ -34,7 +34,7 @@ PART_COMMON = {"id", "kind", "prompt", "hint", "weight", "mistakes", "sources"}
 PART_KIND_KEYS: dict[str, set[str]] = {
     "numeric": {"expected", "tolerance", "sigfigs", "constant", "constant_reason"},
     "array": {"expected", "tolerance", "constant", "constant_reason"},
-    "symbolic": {"expected", "variables", "functions", "mode"},
+    "symbolic": {"expected", "variables", "functions", "mode", "constants", "decimals"},
     "derivation": {"variables", "functions", "start", "goal", "reference", "key_steps"},
     "choice": {"options", "correct", "multiple", "shuffle"},
     "freetext": set(),

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import sandbox
-from ..equivalence import MODES, check_equivalence, evaluate, sample_points
+from ..equivalence import (MODES, EquivalenceResult, check_equivalence, check_within_tolerance, evaluate,
+                           precise_gap, sample_points)
 from ..params import PLACEHOLDER, substitute_text
 from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from . import _common as c
@@ -64,6 +65,75 @@ def _spec_parse_check(text: Any, spec: Mapping[str, Any], where: str, allow_rela
         pass
 
 
+#: How close (relative) a decimal answer must come to the exact value to be called an approximation
+#: of it, which earns the feedback "give the exact value" rather than a generic "not equivalent".
+APPROX_RTOL = 1e-3
+
+
+def constants_of(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """``constants: [beta]``: declared variables that are given constants of the question (for
+    ``up_to_constant``, the allowed additive constant may depend on them)."""
+    raw = spec.get("constants") or []
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(n, str) for n in raw):
+        raise SpecError("constants: must be a list of variable names")
+    variables = spec.get("variables") or {}
+    canon = _parser().variable_specs(variables)
+    out = []
+    for n in raw:
+        name = n if n in canon else None
+        if name is None:
+            try:
+                from ..mathparse.symbols import canonical_name
+                name = canonical_name(n)
+            except SpecError:
+                name = None
+        if name not in canon:
+            raise SpecError(f"constants: {n!r} is not a declared variable")
+        out.append(name)
+    return tuple(out)
+
+
+def decimal_tolerance(spec: Mapping[str, Any]) -> tuple[float, float] | None:
+    """``decimals: {rtol: r, atol: a}``: the part accepts decimal answers within this tolerance
+    (missing bounds are 0). Without it a decimal must be exactly the expected value."""
+    raw = spec.get("decimals")
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or not raw or set(raw) - {"rtol", "atol"}:
+        raise SpecError("decimals: must be a mapping with rtol and/or atol")
+    out = []
+    for key in ("rtol", "atol"):
+        v = raw.get(key, 0.0)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0 or v == float("inf"):
+            raise SpecError(f"decimals.{key}: must be a finite number >= 0")
+        out.append(float(v))
+    return out[0], out[1]
+
+
+#: Digits at which an unproved decimal answer is compared with the expected value. A literal has at
+#: most MAX_NUMBER_DIGITS (50) digits, so a decimal that only approximates the value differs by more
+#: than 10^-(DECIMAL_DIGITS - 10) somewhere and never passes; an exactly representable one agrees.
+DECIMAL_DIGITS = 80
+
+
+def _exact_to_many_digits(expected, answer, variables, budget: float) -> bool:
+    from .. import budget as work
+    pts = sample_points(expected.free_symbols | answer.free_symbols, variables, 0, 2)
+    gap = precise_gap(expected, answer, pts, work.clock() + budget / 2, digits=DECIMAL_DIGITS)
+    return gap is not None and gap <= 10.0 ** -(DECIMAL_DIGITS - 10)
+
+
+def _inexact_decimal(decimals: tuple[str, ...], interp, details) -> Verdict:
+    shown = ", ".join(decimals[:3])
+    return Verdict("incorrect", 0.0,
+                   msg(f"A decimal ({shown}) is not the exact value: give the exact value "
+                       "(a fraction such as 1/3, or ln(2), sqrt(3), ...).",
+                       f"小数（{shown}）不是精确值：请给出精确值（如分数 1/3，或 ln(2)、sqrt(3) 等）。"),
+                   "inexact-decimal", interp, details)
+
+
 def _slip_hint(e, a, variables) -> tuple[str, dict[str, str]] | None:
     """Cheap numeric diagnosis of a wrong answer: sign, factor 2, additive constant."""
     pts = sample_points(e.free_symbols | a.free_symbols, variables, 7, 12)
@@ -83,8 +153,9 @@ def _slip_hint(e, a, variables) -> tuple[str, dict[str, str]] | None:
             if abs(r0 - 2) < 1e-7 or abs(r0 - 0.5) < 1e-7:
                 return "factor-2", msg("Off by a factor of 2: check for a missing or extra 1/2.",
                                        "相差 2 倍：检查是否漏掉或多乘了 1/2。")
-            return "constant-factor", msg(f"Off by a constant factor (about {r0:.4g}).",
-                                          f"相差一个常数因子（约为 {r0:.4g}）。")
+            if abs(r0 - 1) > 1e-6:  # a ratio of 1.000000000000001 is no "factor" worth naming
+                return "constant-factor", msg(f"Off by a constant factor (about {r0:.4g}).",
+                                              f"相差一个常数因子（约为 {r0:.4g}）。")
     if len(diffs) >= 3:
         d0 = diffs[0]
         if d0 != 0 and all(abs(d - d0) <= 1e-7 * max(1.0, abs(d0)) for d in diffs):
@@ -106,8 +177,33 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
     interp = interpretation(parsed)
     expected = parse_spec_expr(str(spec["expected"]), spec, params).expr
     mode = spec.get("mode", "equivalent")
-    res = check_equivalence(expected, parsed.expr, variables, mode, time_budget=budget)
+    constants = constants_of(spec)
+    # A decimal is read as the exact number typed (0.5 is 1/2), and it is accepted only when that
+    # exact number is *proved* to give the expected value: sample points cannot tell 0.333333333333333
+    # from 1/3. A part with ``decimals: {rtol, atol}`` judges decimal answers within that tolerance.
+    decimals = tuple(getattr(parsed, "decimals", ()) or ())
+    tol = decimal_tolerance(spec)
+    if decimals and tol is not None and mode == "equivalent":
+        res = check_within_tolerance(expected, parsed.expr, variables, rtol=tol[0], atol=tol[1],
+                                     time_budget=budget)
+    else:
+        res = check_equivalence(expected, parsed.expr, variables, mode, time_budget=budget,
+                                require_proof=bool(decimals), constants=constants)
     details = {"method": res.method, "reason": res.reason, "mode": mode}
+    if decimals:
+        details["decimals"] = list(decimals)
+    if decimals and res.outcome != "equal" and not res.timed_out and (tol is None or mode != "equivalent"):
+        if res.method == "unproved" and _exact_to_many_digits(expected, parsed.expr, variables, budget):
+            res = EquivalenceResult("equal", "precise", f"agrees to {DECIMAL_DIGITS - 10} digits", res.details)
+            details.update(method=res.method, reason=res.reason)
+        near = res.outcome != "equal" and res.method in ("unproved", "disagree")
+        if res.outcome != "equal" and not near and mode == "equivalent":
+            near = check_within_tolerance(expected, parsed.expr, variables, rtol=APPROX_RTOL, atol=0.0,
+                                          time_budget=budget / 4).equal
+        if near:
+            return _inexact_decimal(decimals, interpretation(parsed), details)
+    if res.outcome == "equal" and res.method == "precise":
+        return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
     if res.outcome == "equal":
         extra_en, extra_zh = "", ""
         if mode == "up_to_constant":
@@ -187,6 +283,11 @@ class SymbolicChecker:
         if spec.get("mode", "equivalent") not in MODES:
             raise SpecError(f"mode: must be one of {', '.join(MODES)}")
         _spec_parse_check(spec.get("expected"), spec, "expected")
+        decimal_tolerance(spec)
+        try:
+            constants_of(spec)
+        except ImportError:  # pragma: no cover - parser not installed yet
+            pass
         c.validate_mistakes(spec, ("answer",))
         for i, m in enumerate(spec.get("mistakes") or []):
             _spec_parse_check(m["answer"], spec, f"mistakes[{i}].answer")

@@ -63,10 +63,15 @@ class ParsedMath:
     :func:`parse_math` reads back); ``source`` is the raw input.  ``latex``/``mathml`` are rendered
     on first access (MathML costs a few milliseconds)."""
 
-    __slots__ = ("expr", "text", "relation", "lhs", "rhs", "source", "_latex", "_mathml")
+    __slots__ = ("expr", "text", "relation", "lhs", "rhs", "source", "decimals", "_latex", "_mathml")
 
     def __init__(self, expr: Any, text: str, latex: str | None = None, mathml: str | None = None,
-                 relation: bool = False, lhs: Any = None, rhs: Any = None, source: str = ""):
+                 relation: bool = False, lhs: Any = None, rhs: Any = None, source: str = "",
+                 decimals: tuple[str, ...] = ()):
+        #: The decimal / scientific literals typed (``0.333``, ``1e-3``), in order.  They are read as
+        #: exact rationals, but a grader must know that the learner wrote a decimal: 0.333333333333333
+        #: is not 1/3, however close sample points say they are.
+        self.decimals = decimals
         self.expr = expr
         self.text = text
         self._latex = latex
@@ -199,7 +204,29 @@ def _parse_uncached(text: str, vkey: tuple, fkey: tuple, allow_relation: bool, e
     relation = ast[0] == "rel"
     lhs = expr.lhs if relation else None
     rhs = expr.rhs if relation else None
-    return ParsedMath(expr, render_plain(expr), relation=relation, lhs=lhs, rhs=rhs, source=text)
+    return ParsedMath(expr, render_plain(expr), relation=relation, lhs=lhs, rhs=rhs, source=text,
+                      decimals=tuple(decimal_literals(ast)))
+
+
+def decimal_literals(ast: Any) -> list[str]:
+    """The decimal and scientific number literals of a parsed AST (``0.5``, ``2e-3``), in order."""
+    found: list[str] = []
+    stack = [ast]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, tuple) or not node:
+            continue
+        if node[0] == "num":
+            if any(c in node[1] for c in ".eE"):
+                found.append(node[1])
+            continue
+        # An AST node is (kind, ...); the items of sum/prod lists are (sign, node) / (node, is_division).
+        for child in reversed(node[1:] if isinstance(node[0], str) else node):
+            if isinstance(child, tuple):
+                stack.append(child)
+            elif isinstance(child, list):
+                stack.extend(reversed(child))
+    return found
 
 
 def parse_math(text: str, variables: Any = None, functions: Any = None, *, allow_relation: bool = False,

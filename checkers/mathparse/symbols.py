@@ -3,13 +3,15 @@
 A question declares ``variables: {name: assumptions}``.  Accepted assumptions:
 
 * sympy-style flags set to true: ``positive``, ``negative``, ``nonnegative``, ``nonpositive``,
-  ``real``, ``integer`` (flags set to false are ignored);
+  ``real``, ``integer``, ``complex`` (flags set to false are ignored);
 * ``domain: probability`` (the open interval (0, 1): the symbol is ``positive=True`` and the
-  interval is kept for samplers), ``domain: positive | negative | nonnegative | real``;
+  interval is kept for samplers), ``domain: positive | negative | nonnegative | real | complex``;
 * nothing (``{}``, ``null``, ``true``, or a list of names instead of a mapping): a real variable.
 
 Unflagged variables are made ``real=True`` rather than sympy's default complex symbols: every
 quantity in this course is real, and real symbols let sympy simplify ``log(exp(x))`` and friends.
+``complex: true`` (alone) gives sympy's complex symbol, sampled off the real line, so identities
+that hold only for reals (``log(exp(z)) = z``) are refused.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .lexer import UNICODE_GREEK
 from .parser import RESERVED
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$")
-_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer")
+_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "complex")
 _DOMAINS = {
     "probability": (0.0, 1.0, True, True),
     "positive": (0.0, math.inf, True, True),
@@ -35,6 +37,7 @@ _DOMAINS = {
     "nonnegative": (0.0, math.inf, False, True),
     "nonpositive": (-math.inf, 0.0, True, False),
     "real": (-math.inf, math.inf, True, True),
+    "complex": (-math.inf, math.inf, True, True),
 }
 
 
@@ -47,6 +50,7 @@ class Domain:
     lo_open: bool = True
     hi_open: bool = True
     integer: bool = False
+    complex: bool = False   # the whole complex plane (lo/hi then bound nothing)
 
     def contains(self, x: float) -> bool:
         if self.integer and x != int(x):
@@ -138,6 +142,10 @@ def _spec_from(name: str, raw: Any) -> VariableSpec:
             domain = Domain(*_DOMAINS["real"])
     if integer:
         domain = Domain(domain.lo, domain.hi, domain.lo_open, domain.hi_open, True)
+    if flags.get("complex") and len(flags) > 1:
+        flags.pop("complex")  # positive, real, ...: a narrower (real) domain was asked for as well
+    elif flags.get("complex"):
+        domain = Domain(-math.inf, math.inf, True, True, False, True)
     assumptions = {k: True for k in flags}
     if not assumptions:
         assumptions = {"real": True}

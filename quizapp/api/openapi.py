@@ -60,6 +60,8 @@ SCHEMAS: dict[str, Any] = {
                                    "nonnegative": {"type": "boolean"}, "nonpositive": {"type": "boolean"},
                                    "real": {"type": "boolean"}, "integer": {"type": "boolean"},
                                    "nonzero": {"type": "boolean"},
+                                   "complex": {"type": "boolean", "description": "a complex variable "
+                                               "(unflagged variables are real)"},
                                    "domain": {"type": "string", "enum": ["probability"]}},
                     "additionalProperties": False},
     "QuestionSummary": {"type": "object", "properties": {
@@ -127,6 +129,14 @@ SCHEMAS: dict[str, Any] = {
         "expected": {"type": "string"}, "answer": {"type": "string"}, "variables": ASSUMPTIONS,
         "mode": {"type": "string", "enum": ["equivalent", "same_form", "up_to_constant", "up_to_sign"],
                  "default": "equivalent"},
+        "constants": {"type": "array", "items": {"type": "string"},
+                      "description": "declared variables that are given constants: in up_to_constant mode the "
+                                     "allowed additive constant may depend on them"},
+        "decimals": {"type": "object", "properties": {"rtol": {"type": "number", "minimum": 0},
+                                                      "atol": {"type": "number", "minimum": 0}},
+                     "additionalProperties": False,
+                     "description": "accept decimal answers within this tolerance (default: a decimal "
+                                    "must be exactly the expected value)"},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "DerivationCheckRequest": {"type": "object", "required": ["steps", "start", "goal"], "properties": {
         "steps": {"type": "array", "items": {"type": "string"}}, "start": {"type": "string"},

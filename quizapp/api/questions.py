@@ -18,7 +18,7 @@ from .helpers import check_unknown, field, json_body, ok, query_int, request_lan
 from flask import request
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
-ASSUMPTION_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "nonzero")
+ASSUMPTION_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "nonzero", "complex")
 DOMAINS = ("probability",)
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 MAX_EXPR = 4000
@@ -214,7 +214,7 @@ def check_symbolic():
     from checkers.verdict import AnswerParseError, SpecError
 
     body = json_body()
-    check_unknown(body, {"expected", "answer", "variables", "mode", "lang"})
+    check_unknown(body, {"expected", "answer", "variables", "mode", "constants", "decimals", "lang"})
     lang = request_lang(body)
     expected = _expr(body, "expected")
     answer = _expr(body, "answer")
@@ -222,8 +222,22 @@ def check_symbolic():
     mode = field(body, "mode", str, required=False, default="equivalent")
     if mode not in MODES:
         raise ValidationError(f"mode must be one of {', '.join(MODES)}", "mode")
+    constants = field(body, "constants", list, required=False, default=[])
+    for i, name in enumerate(constants):
+        if not isinstance(name, str) or name not in variables:
+            raise ValidationError("each constant must name a declared variable", f"constants[{i}]")
+    decimals = field(body, "decimals", dict, required=False, default=None)
+    if decimals is not None:
+        for key, value in decimals.items():
+            if key not in ("rtol", "atol"):
+                raise ValidationError(f"unknown key {key!r} (allowed: rtol, atol)", f"decimals.{key}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ValidationError("must be a finite number >= 0", f"decimals.{key}")
+        if not decimals:
+            raise ValidationError("give rtol and/or atol", "decimals")
     try:
-        verdict = grading.check_symbolic(expected, answer, variables, mode=mode)
+        verdict = grading.check_symbolic(expected, answer, variables, mode=mode, constants=constants,
+                                         decimals=decimals)
     except (AnswerParseError, SpecError) as exc:
         raise _checker_input_error(exc, "expected") from None
     return ok(_verdict_body(verdict, lang))
