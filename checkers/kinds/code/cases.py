@@ -30,6 +30,13 @@ GROUP_SIZE = 3
 # In a mistake's overrides, "@ones_like:NAME" is an all-ones tensor shaped like input NAME (a plain mean
 # for a masked one) and "@NAME" is input NAME itself (arguments swapped).
 ONES_LIKE = "@ones_like:"
+# Registry parameter kinds that are tensor inputs of a code exercise: ``labels`` (a group id per row, such
+# as ``index`` of the group-relative advantages) is an int64 tensor the learner receives like any other.
+TENSOR_KINDS = ("tensor", "labels")
+
+
+def is_tensor_param(param: Mapping[str, Any]) -> bool:
+    return param.get("kind") in TENSOR_KINDS
 
 
 @dataclass
@@ -85,7 +92,7 @@ class CaseBuilder:
         self.fixed: dict[str, Any] = dict(spec.get("fixed") or {})
         self.gradients: list[str] = list(spec.get("gradients") or [])
         self.params = {p["name"]: p for p in describe(self.function)["params"]}
-        self.tensor_args = [a for a in self.args if self.params[a]["kind"] == "tensor"]
+        self.tensor_args = [a for a in self.args if is_tensor_param(self.params[a])]
         self.grouped = "index" in self.tensor_args
 
     # -------------------------------------------------------------------------------- generation

@@ -32,7 +32,7 @@ from ...reference import describe, names as engine_names
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from ..base import Examples, register_checker
-from .cases import MASK_NAMES, Case, CaseBuilder, cotangent, tensor_json
+from .cases import MASK_NAMES, Case, CaseBuilder, cotangent, is_tensor_param, tensor_json
 from .starter import starter_source
 
 RTOL, ATOL = 1e-6, 1e-8
@@ -70,11 +70,11 @@ def validate_code_spec(spec: Mapping[str, Any]) -> None:
     for k in spec.get("scalars") or {}:
         if k not in args:
             raise SpecError(f"scalars.{k}: the learner's function must receive it (list it in args)")
-    tensor_args = [a for a in args if params[a]["kind"] == "tensor"]
+    tensor_args = [a for a in args if is_tensor_param(params[a])]
     if not tensor_args:
         raise SpecError("args: at least one tensor input is needed")
     for a in args:
-        if params[a]["kind"] != "tensor" and a not in (spec.get("scalars") or {}):
+        if not is_tensor_param(params[a]) and a not in (spec.get("scalars") or {}):
             raise SpecError(f"args: {a!r} is a scalar; give its value in scalars")
     outs = spec.get("outputs")
     if not (isinstance(outs, list) and outs and all(o in outputs for o in outs)):

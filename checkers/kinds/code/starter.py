@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...reference import describe
+from .cases import is_tensor_param
 
 
 def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
-    if param["kind"] == "tensor":
+    if is_tensor_param(param):
         return f"{param['name']}: torch.Tensor {param.get('shape', '')}".rstrip()
     return f"{param['name']}: {param['kind']} (this exercise: {value!r})"
 
