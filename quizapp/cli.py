@@ -116,6 +116,8 @@ def export_command(out: str) -> None:
 def serve_command(host: str | None, port: int | None, threads: int, bank_path: str | None,
                   no_load: bool) -> None:
     """Migrate, load the bank, then serve with waitress."""
+    import logging
+
     import waitress
 
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
@@ -124,8 +126,12 @@ def serve_command(host: str | None, port: int | None, threads: int, bank_path: s
     _upgrade()
     if not no_load:
         _load(bank_path or _default_bank(), strict=False)  # a broken file must not keep the others offline
+    logging.basicConfig()  # as waitress.serve does: its warnings (queue depth...) reach stderr
+    # Bind first, then say so: the line means the port accepts connections, so scripts and tests wait
+    # for it instead of polling the port.
+    server = waitress.create_server(app, host=host, port=port, threads=threads, ident="quizapp")
     click.echo(f"serving on http://{host}:{port}/ (database {_safe_url(app.config['DATABASE_URL'])})")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="quizapp")
+    server.run()
 
 
 def _safe_url(url: str) -> str:

@@ -6,7 +6,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
@@ -81,20 +80,22 @@ def _free_port():
 
 
 def _serve(env, bank, port):
+    """Start ``quizapp serve`` and wait for it by its own word, not by a clock: it prints "serving on" once
+    its socket is bound and listening, so the first request after that line is queued, not refused.
+    Returns (process, question listing, output read so far)."""
     cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank)]
-    proc = subprocess.Popen(cmd, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/questions", timeout=2) as r:
-                return proc, json.load(r)
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.3)
-    proc.kill()
-    raise AssertionError(proc.stdout.read())
+    proc = subprocess.Popen(cmd, env={**os.environ, **env, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    seen = []
+    for line in proc.stdout:  # ends (the loop falls through) if the server exits before listening
+        seen.append(line)
+        if line.startswith("serving on http://"):
+            break
+    else:
+        proc.wait()
+        raise AssertionError("".join(seen))
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/questions", timeout=60) as r:
+        return proc, json.load(r), "".join(seen)
 
 
 def _stop(proc):
@@ -111,7 +112,7 @@ def _stop(proc):
 def test_serve_twice_is_idempotent(env, tmp_path):
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
     port = _free_port()
-    proc, listing = _serve(env, bank, port)
+    proc, listing, started = _serve(env, bank, port)
     try:
         assert [q["id"] for q in listing["questions"]] == ["svc-sample-double"]
         req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/questions/svc-sample-double/attempts",
@@ -120,13 +121,13 @@ def test_serve_twice_is_idempotent(env, tmp_path):
         with urllib.request.urlopen(req, timeout=30) as r:
             attempt_id = json.load(r)["attempt_id"]
     finally:
-        first_out = _stop(proc)
+        first_out = started + _stop(proc)
     assert "migrated empty" in first_out and "1 added" in first_out
-    proc, listing = _serve(env, bank, port)
+    proc, listing, started = _serve(env, bank, port)
     try:
         assert [q["id"] for q in listing["questions"]] == ["svc-sample-double"]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/attempts/{attempt_id}", timeout=10) as r:
             assert json.load(r)["attempt_id"] == attempt_id
     finally:
-        second_out = _stop(proc)
+        second_out = started + _stop(proc)
     assert "nothing to migrate" in second_out and "0 added, 0 updated, 1 unchanged" in second_out
