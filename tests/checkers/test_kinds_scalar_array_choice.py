@@ -12,7 +12,7 @@ NUM = {"kind": "numeric", "expected": {"expr": "ln(2)/2"}, "tolerance": {"rtol":
 
 
 def test_all_kinds_registered():
-    assert checker_kinds() == ["array", "choice", "derivation", "freetext", "numeric", "symbolic"]
+    assert checker_kinds() == ["array", "choice", "code", "derivation", "freetext", "numeric", "symbolic"]
 
 
 @pytest.mark.parametrize("raw,status,note", [
