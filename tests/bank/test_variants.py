@@ -125,7 +125,7 @@ def test_public_view_shape_for_choice_and_symbolic():
     assert parts["properties"]["multiple"] is True
     assert sorted(o["id"] for o in parts["properties"]["options"]) == ["a", "b", "c", "d", "e"]
     assert all("text" in o and "correct" not in o for o in parts["properties"]["options"])
-    assert parts["value"]["hint"] is None and parts["formula"]["hint"].startswith("例如")
+    assert parts["value"]["hint"] is None and parts["formula"]["hint"].startswith("数学输入")
     assert view["title"] == q["title"]["zh"]
 
 
