@@ -11,7 +11,6 @@ Set ``WEB_SCREENSHOT_DIR`` to keep phone-sized screenshots of the pages (develop
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -227,7 +226,12 @@ def test_web_browser_authored_xss_is_inert(web_live_server, web_browser):
     driver.find_element(By.ID, "submit").click()
     _wait(driver, lambda d: d.find_element(By.ID, "question").get_attribute("data-state") == "graded",
           "no result after submitting")
-    time.sleep(0.3)
+    # Let anything a payload queued run first: wait (in the page, by its event loop, not a clock) for the
+    # load event, then two animation frames and a task after it.
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const go = () => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0)));"
+        "if (document.readyState === 'complete') go(); else addEventListener('load', go);")
     assert driver.execute_script("return typeof window.__xss") == "undefined", "an authored payload ran"
     assert not driver.find_elements(By.CSS_SELECTOR, "#question script, #question iframe, #question svg")
     assert "kp" in driver.find_element(By.ID, "solution").text
