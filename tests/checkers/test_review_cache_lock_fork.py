@@ -20,12 +20,15 @@ def test_child_gets_a_fresh_cache_lock():
 
     t = threading.Thread(target=hold)
     t.start()
-    held.wait(5)
-    pid = os.fork()
-    if pid == 0:  # child: the lock must be free here even though the parent's thread holds it
-        ok = eq._cache_lock.acquire(timeout=2)
-        os._exit(0 if ok else 1)
-    release.set()
-    t.join()
+    try:
+        assert held.wait(60)  # the fork below must really happen while the lock is held
+        pid = os.fork()
+        if pid == 0:  # child: the lock must be free here even though the parent's thread holds it
+            # non-blocking: an inherited held lock fails at once, whatever the load (no timeout to race)
+            ok = eq._cache_lock.acquire(blocking=False)
+            os._exit(0 if ok else 1)
+    finally:
+        release.set()
+        t.join()
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0
