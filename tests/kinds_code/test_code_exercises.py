@@ -43,7 +43,8 @@ def test_the_bank_holds_the_code_exercises():
     ids = {pid.split("/")[0] for pid, _ in CODE_PARTS}
     assert {"code-k3-per-token", "code-k1-per-token", "code-k2-per-token", "code-masked-mean", "code-kl-in-reward",
             "code-gae-verl", "code-gae-trl", "code-grpo-advantages", "code-rloo-advantages",
-            "code-ppo-policy-loss", "code-ppo-value-loss", "code-dpo-sigmoid-loss", "code-ipo-loss"} <= ids
+            "code-ppo-policy-loss", "code-ppo-value-loss", "code-dpo-sigmoid-loss", "code-ipo-loss",
+            "code-k3-loss-gradient"} <= ids
     for pid, part in CODE_PARTS:
         assert len(part.get("buggy") or []) >= 3, pid
 
