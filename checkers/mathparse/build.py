@@ -8,13 +8,13 @@ built its numeric base and exponent are measured, because sympy evaluates ``2**(
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import sympy
 from sympy import Abs, Add, Integer, Max, Min, Mul, Pow, Rational
 
+from ..budget import clock as budget_clock
 from .lexer import err
 from .limits import BUILD_BUDGET_S, MAX_DEGREE, MAX_GAMMA_ARG, MAX_POWER_BITS, MAX_ROOT
 
@@ -140,12 +140,12 @@ class SympyBuilder:
         self.symbols = symbols
         self.functions = functions
         self.ev = evaluate
-        self.deadline = time.thread_time() + budget_s if budget_s is not None else float("inf")
+        self.deadline = budget_clock() + budget_s if budget_s is not None else float("inf")
 
     def build(self, node: Any) -> Any:
         out = self._node(node)
         # Checked after each node (post-order), where sympy's evaluation cost is actually paid.
-        if time.thread_time() > self.deadline:
+        if budget_clock() > self.deadline:
             raise err("The answer is too complex to process; please simplify it.",
                       "答案过于复杂，无法处理；请化简后再输入。", None)
         return out
