@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from flask import Flask
 
 from . import config as _config
+from .jsonio import BoundedJSONProvider
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     os.makedirs(app.instance_path, exist_ok=True)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _config.instance_secret_key(app.instance_path)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = BoundedJSONProvider(app)
 
     if app.config.get("QUIZ_SKIP_DB"):  # used by migrations/env.py to read the URL only
         return app

@@ -42,6 +42,10 @@ def parse_yaml(text: str, file: Any = None) -> Any:
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(yaml)"
         problem = getattr(exc, "problem", None) or str(exc)
         raise BankError(file, where, f"not valid YAML: {problem}") from None
+    except RecursionError:
+        # PyYAML composes nodes recursively: a document nested thousands of levels deep exhausts the
+        # stack before any depth check on the result can run.
+        raise BankError(file, "(yaml)", "the document is nested too deeply") from None
 
 
 def load_question_file(path: str | Path) -> dict:

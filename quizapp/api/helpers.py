@@ -39,6 +39,8 @@ def json_body() -> dict[str, Any]:
         raise BadRequest("the JSON body is nested too deeply", None, code="malformed_json") from None
     except ValueError as exc:
         raise BadRequest(f"malformed JSON: {exc}", None, code="malformed_json") from None
+    except RecursionError:
+        raise BadRequest("malformed JSON: nested too deeply", None, code="malformed_json") from None
     if not isinstance(data, dict):
         raise BadRequest(f"the JSON body must be an object, got {type_name(data)}", None, code="malformed_json")
     return data
@@ -57,8 +59,13 @@ def field(body: dict, name: str, kind: type | tuple[type, ...], *, required: boo
     if not ok:
         names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
         raise ValidationError(f"{path} must be {names}, got {type_name(value)}", path)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
+        # Integers travel to the database (64-bit columns) and to JavaScript (exact up to 2^53).
+        raise ValidationError(f"{path} is out of range (|n| <= 2^53)", path)
     return value
 
+
+MAX_JSON_INT = 2 ** 53
 
 _KIND_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
                bool: "a boolean"}

@@ -95,6 +95,8 @@ def publish_question(qid: str):
         body = json_body()
         check_unknown(body, {"version"})
         number = field(body, "version", int, required=False)
+        if number is not None and number < 1:
+            raise ValidationError("version must be >= 1", "version")
     return ok(service.publish(get_session(), qid, number, principal.learner_id, seeds=_seeds()))
 
 

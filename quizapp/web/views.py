@@ -243,14 +243,26 @@ def render():
                                   "field": "items"}}), 422
     total = 0
     out = []
-    for item in items:
+    for i, item in enumerate(items):
         text = item if isinstance(item, str) else ("" if item is None else str(item))
+        if not _encodable(text):
+            return jsonify({"error": {"code": "invalid_field", "message": "items must be valid Unicode text",
+                                      "field": f"items[{i}]"}}), 422
         total += len(text)
         if total > RENDER_MAX_CHARS:
             return jsonify({"error": {"code": "payload_too_large", "message": "too much text to render",
                                       "field": "items"}}), 413
         out.append(str(render_markdown(text)))
     return jsonify({"html": out})
+
+
+def _encodable(text: str) -> bool:
+    """Text the sanitiser can encode: no unpaired surrogate (valid JSON may carry one as \\ud800)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- errors
