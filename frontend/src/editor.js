@@ -1,0 +1,72 @@
+// The code editor of the quiz pages: CodeMirror 6 with Python highlighting, 4-space indentation and line
+// numbers, bundled into one file (quizapp/static/vendor/code-editor.js) and served by the app itself, so
+// the strict Content-Security-Policy (script-src 'self', style-src 'self') holds: the bundle is a plain
+// script, and CodeMirror's styles go through constructable style sheets, not <style> elements.
+//
+// window.QuizEditor.mount(textarea, options) replaces a <textarea> by an editor and keeps the textarea's
+// value in sync, so a form that reads the textarea keeps working (and the page works without the bundle).
+//
+// Keyboard: Tab indents and Shift-Tab dedents (indentWithTab); pressing Escape first makes the next Tab
+// move focus out of the editor (CodeMirror's tab-focus mode), so the editor is never a keyboard trap.
+
+import { EditorState } from "@codemirror/state";
+import {
+  EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
+} from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import {
+  indentUnit, indentOnInput, bracketMatching, syntaxHighlighting, defaultHighlightStyle,
+} from "@codemirror/language";
+import { python } from "@codemirror/lang-python";
+
+const theme = EditorView.theme({
+  "&": { fontSize: "0.92rem", border: "1px solid #b8bcc6", borderRadius: "6px", maxWidth: "100%" },
+  "&.cm-focused": { outline: "2px solid #2f6fdf", outlineOffset: "1px" },
+  ".cm-scroller": {
+    fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace",
+    minHeight: "10rem", maxHeight: "70vh", overflow: "auto", lineHeight: "1.45",
+  },
+  ".cm-content": { padding: "6px 0" },
+  ".cm-gutters": { backgroundColor: "#f4f5f7", borderRight: "1px solid #dde0e6", color: "#6b7280" },
+});
+
+function mount(textarea, options = {}) {
+  const attrs = { "aria-multiline": "true" };
+  if (options.label) attrs["aria-label"] = options.label;
+  if (options.describedBy) attrs["aria-describedby"] = options.describedBy;
+  const listeners = [];
+  const view = new EditorView({
+    state: EditorState.create({
+      doc: textarea.value,
+      extensions: [
+        lineNumbers(), highlightActiveLineGutter(), highlightActiveLine(), drawSelection(), history(),
+        indentOnInput(), bracketMatching(), indentUnit.of("    "), EditorState.tabSize.of(4),
+        python(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+        EditorView.contentAttributes.of(attrs), theme,
+        EditorView.updateListener.of((update) => {
+          if (!update.docChanged) return;
+          textarea.value = update.state.doc.toString();
+          for (const fn of listeners) fn(textarea.value);
+        }),
+      ],
+    }),
+  });
+  textarea.hidden = true;
+  textarea.setAttribute("aria-hidden", "true");
+  textarea.tabIndex = -1;
+  textarea.insertAdjacentElement("afterend", view.dom);
+  view.dom.classList.add("code-editor");
+  textarea.quizEditor = view;
+  return {
+    view,
+    getValue: () => view.state.doc.toString(),
+    setValue(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    focus: () => view.focus(),
+    onChange(fn) { listeners.push(fn); },
+  };
+}
+
+window.QuizEditor = { mount };
