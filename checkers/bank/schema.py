@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from ..languages import LANGS
 from ..params import PLACEHOLDER
 from ..verdict import SpecError
 
@@ -20,7 +21,6 @@ PART_ID_RE = re.compile(r"^[a-z0-9_]{1,20}$")
 NOTE_RE = re.compile(r"^[a-z0-9-]+$")
 PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LEVELS = ("L1", "L2", "L3")
-LANGS = ("en", "zh")
 
 TOP_KEYS = {"id", "ref", "level", "tags", "title", "prompt", "params", "parts", "solution", "source",
             "sources"}
