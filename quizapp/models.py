@@ -109,6 +109,7 @@ class Attempt(Base):
     __tablename__ = "attempts"
     __table_args__ = (
         Index("ix_attempts_learner_question_created", "learner_id", "question_id", "created_at"),
+        Index("ix_attempts_learner_created", "learner_id", "created_at"),  # history, newest first
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)  # unguessable
@@ -190,3 +191,43 @@ class LoginFailure(Base):
     username: Mapped[str] = mapped_column(String(255))  # as typed, lower-cased (unknown names too)
     address: Mapped[str] = mapped_column(String(64))    # the client's address
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Learner memory: optional learner accounts and the spaced-review cards (FSRS state per question).
+
+class LearnerAccount(Base):
+    """An email + password sign-in for a ``learners`` row (learners without one stay cookie learners).
+    The password hash uses the author accounts' scheme (werkzeug scrypt, per-user salt)."""
+
+    __tablename__ = "learner_accounts"
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)  # lower-cased
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewCard(Base):
+    """The FSRS card of one question for one learner (the fields of ``fsrs.Card``), plus the attempt
+    whose free-text parts still wait for the learner's own rating."""
+
+    __tablename__ = "review_cards"
+    __table_args__ = (
+        Index("ix_review_cards_learner_due", "learner_id", "due"),
+    )
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True)
+    state: Mapped[int] = mapped_column(Integer)  # fsrs.State: 1 learning, 2 review, 3 relearning
+    step: Mapped[int | None] = mapped_column(Integer)
+    stability: Mapped[float | None] = mapped_column(Float)
+    difficulty: Mapped[float | None] = mapped_column(Float)
+    due: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_review: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    reps: Mapped[int] = mapped_column(Integer, default=0)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+    last_rating: Mapped[int | None] = mapped_column(Integer)  # fsrs.Rating 1..4
+    pending_attempt_id: Mapped[str | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
+    pending_rating: Mapped[int | None] = mapped_column(Integer)  # the graded parts' rating, if any
