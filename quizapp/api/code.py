@@ -1,0 +1,122 @@
+"""Code answers over the API: the stand-alone check of an implementation, and a part's practice check.
+
+* ``POST /api/v1/check/code`` ``{"function", "source", "convention"?, "outputs"?}``: the learner's Python
+  source is run in a sealed child (:mod:`checkers.coderun`) on the ``code`` kind's hidden cases for the
+  engine function and compared with the engine; the function it must define is named like the function's
+  last component (``k3`` for ``kl.k3``) and receives the function's required tensor parameters. The graded
+  outputs default to the function's first output.
+* ``POST /api/v1/questions/<id>/check`` ``{"variant"?, "part", "answer"}``: the part's kind runs its
+  practice check (for ``code``: the visible cases only); it costs no attempt and is stored nowhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import PayloadTooLarge, ValidationError
+from . import bp
+from .helpers import check_unknown, field, json_body, ok, request_lang
+from .questions import _part, _question, _verdict_body
+
+
+def _accept(kind: Any, value: Any, name: str) -> Any:
+    """The kind's shape check of an answer, its refusal as the API's error envelope naming ``name``."""
+    from checkers.verdict import AnswerShapeError
+
+    try:
+        return kind.accept(value, name)
+    except AnswerShapeError as exc:
+        error = PayloadTooLarge if exc.status == 413 else ValidationError
+        raise error(f"{exc.field or name} {exc.message}", exc.field or name) from None
+
+
+def code_spec(body: dict) -> dict[str, Any]:
+    """The ``code`` part a stand-alone check grades against, from the request's fields (422 naming the
+    field for an unknown function, output or convention, or a function that needs a scalar argument)."""
+    from checkers.kinds.code.cases import is_tensor_param
+    from checkers.reference import describe, names
+
+    function = field(body, "function", str)
+    if function not in names():
+        raise ValidationError(f"unknown engine function {function!r} (GET /api/v1/reference lists them)",
+                              "function", code="unknown_function")
+    info = describe(function)
+    params = {p["name"]: p for p in info["params"]}
+    scalars = [p["name"] for p in info["params"] if p.get("required") and not is_tensor_param(p)]
+    if scalars:
+        raise ValidationError(f"{function} needs the scalar argument(s) {', '.join(scalars)}, which a "
+                              "stand-alone check cannot choose; practise it through a question's code part",
+                              "function", code="unsupported_function")
+    args = [p["name"] for p in info["params"] if p.get("required") and is_tensor_param(p)]
+    outputs = field(body, "outputs", list, required=False, default=[info["outputs"][0]])
+    if not outputs or len(outputs) > len(info["outputs"]):
+        raise ValidationError(f"outputs must be a non-empty list among {', '.join(info['outputs'])}", "outputs")
+    for i, name in enumerate(outputs):
+        if name not in info["outputs"] or outputs.index(name) != i:
+            raise ValidationError(f"{name!r} is not an output of {function} (or is listed twice); outputs: "
+                                  f"{', '.join(info['outputs'])}", f"outputs[{i}]")
+    spec: dict[str, Any] = {"kind": "code", "function": function, "args": args, "outputs": list(outputs)}
+    convention = field(body, "convention", str, required=False)
+    if convention is not None:
+        allowed = (params.get("convention") or {}).get("allowed") or []
+        if convention not in allowed:
+            raise ValidationError(f"convention must be one of {', '.join(allowed)}" if allowed else
+                                  f"{function} has no convention parameter", "convention",
+                                  code="unknown_convention")
+        spec["fixed"] = {"convention": convention}
+    return spec
+
+
+@bp.post("/check/code")
+def check_code():
+    from checkers.kinds.base import get_kind
+    from checkers.kinds.code import learner_name
+
+    body = json_body()
+    check_unknown(body, {"function", "source", "convention", "outputs", "lang"})
+    lang = request_lang(body)
+    kind = get_kind("code")
+    spec = code_spec(body)
+    source = _accept(kind, field(body, "source", str), "source")
+    try:
+        verdict = kind.grade_answer(source, spec, {})
+    except (RuntimeError, ValueError, TypeError, IndexError) as exc:
+        # The engine could not compute the generated cases for this function (its tensors are not the
+        # (B, T) batches the case generator draws): the function cannot be checked stand-alone.
+        raise ValidationError(f"{spec['function']} cannot be checked stand-alone ({type(exc).__name__})",
+                              "function", code="unsupported_function") from None
+    out = _verdict_body(verdict, lang)
+    out["function"] = spec["function"]
+    out["name"] = learner_name(spec)
+    out["args"] = spec["args"]
+    out["outputs"] = spec["outputs"]
+    return ok(out)
+
+
+@bp.post("/questions/<qid>/check")
+def check_part(qid: str):
+    from checkers.bank import params_for
+    from checkers.kinds.base import get_kind
+
+    from ..services import attempts as attempt_service
+
+    row = _question(qid)
+    body = json_body()
+    check_unknown(body, {"variant", "part", "answer", "lang"})
+    lang = request_lang(body)
+    variant = field(body, "variant", int, required=False, default=0)
+    attempt_service.check_variant(variant)
+    part = _part(row, body)
+    kind = get_kind(part["kind"])
+    if body.get("answer") is None:
+        raise ValidationError("answer is required", "answer", code="missing_field")
+    answer = _accept(kind, body["answer"], "answer")
+    params = params_for(row["data"], variant)
+    verdict = kind.check(answer, part, params)
+    if verdict is None:
+        raise ValidationError(f"part {part['id']!r} ({part['kind']}) has no practice check; submit an attempt",
+                              "part", code="no_check")
+    out = _verdict_body(verdict, lang)
+    out["part"] = part["id"]
+    out["variant"] = variant
+    return ok(out)
