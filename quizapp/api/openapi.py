@@ -47,6 +47,9 @@ MESSAGE = {"type": "string", "description": "in the requested language"}
 INTERPRETATION = {"type": ["object", "null"], "properties": {
     "text": {"type": "string"}, "latex": {"type": "string"}, "mathml": {"type": "string"}}}
 ASSUMPTIONS = {"type": "object", "additionalProperties": _ref("Assumptions")}
+#: The k3 KL estimate as a code answer: the example body of the code-check endpoints.
+K3_SOURCE = ("import torch\n\n\ndef k3(log_prob, ref_log_prob):\n"
+             "    x = ref_log_prob - log_prob\n    return torch.exp(x) - x - 1\n")
 
 SCHEMAS: dict[str, Any] = {
     "Error": {"type": "object", "required": ["error"], "properties": {"error": {
@@ -104,7 +107,7 @@ SCHEMAS: dict[str, Any] = {
         "answers": {"type": "object", "additionalProperties": _ref("Answer")},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "PartVerdict": {"type": "object", "properties": {
-        "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided"]},
+        "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided", "error"]},
         "score": {"type": "number", "description": "points: verdict score x weight"},
         "max_score": {"type": "number"},
         "counted": {"type": "boolean", "description": "false for invalid/undecided: consumes no attempt"},
@@ -151,7 +154,9 @@ SCHEMAS: dict[str, Any] = {
                                       "form and lines that are only the start/goal score 0 (note no_steps)"},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "Verdict": {"type": "object", "properties": {
-        "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided"]},
+        "status": {"type": "string", "enum": ["correct", "incorrect", "invalid", "undecided", "error"],
+                   "description": "error: code that could not be judged (syntax error, exception, time-out); "
+                                  "like invalid, it costs no attempt"},
         "score": {"type": "number"}, "feedback": MESSAGE, "note": {"type": ["string", "null"]},
         "interpreted_as": INTERPRETATION, "details": {"type": "object"},
         "steps": {"type": "array", "items": _ref("StepVerdict"), "description": "derivation only"},
@@ -160,6 +165,29 @@ SCHEMAS: dict[str, Any] = {
                                "(index, expr, feedback)", "items": {"type": "object", "properties": {
                                    "index": {"type": "integer"}, "expr": {"type": "string"},
                                    "feedback": {"type": "string"}}}}}},
+    "CodeCheckRequest": {"type": "object", "required": ["function", "source"], "properties": {
+        "function": {"type": "string", "description": "engine function to implement, e.g. kl.k3; the source "
+                     "defines a function named like its last component (k3) taking its required tensor "
+                     "parameters as keyword arguments"},
+        "source": {"type": "string", "maxLength": 65536,
+                   "description": "Python source, at most 64 KB (UTF-8); larger is 413"},
+        "convention": {"type": "string", "description": "the engine's convention to compare with (one of "
+                       "the function's convention values; 422 otherwise)"},
+        "outputs": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                    "description": "outputs to grade (default: the function's first); with more than one, "
+                                   "return a dict keyed by output name"},
+        "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
+    "CodeVerdict": {"allOf": [_ref("Verdict"), {"type": "object", "properties": {
+        "function": {"type": "string"}, "name": {"type": "string", "description": "the function to define"},
+        "args": {"type": "array", "items": {"type": "string"}},
+        "outputs": {"type": "array", "items": {"type": "string"}}}}],
+        "description": "details.cases: one row per case run (id, label, ok, per-output comparison); "
+                       "details.first_failure: the first failing case with expected vs got at its first "
+                       "mismatch and, when small, its inputs"},
+    "PartCheckRequest": {"type": "object", "required": ["part", "answer"], "properties": {
+        "variant": {"type": "integer", "minimum": 0, "default": 0}, "part": {"type": "string"},
+        "answer": {"description": "the part's answer as for an attempt (code: the source text)"},
+        "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "Tensor": TENSOR,
     "FunctionList": {"type": "object", "properties": {"functions": {"type": "array", "items": {
         "type": "object", "properties": {"name": {"type": "string"}, "doc": {"type": "string"},
@@ -215,6 +243,28 @@ PATHS: dict[str, Any] = {
         "operationId": "checkDerivation", "parameters": [LANG],
         "requestBody": _body(_ref("DerivationCheckRequest")),
         "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
+    "/api/v1/check/code": {"post": {
+        "summary": "Run an implementation of an engine function on the code kind's hidden cases",
+        "description": "The source runs in a sealed child (no network, no files, CPU/memory/time limits) and "
+                       "its outputs are compared with the engine's (rtol 1e-6, atol 1e-8; float32 cases "
+                       "rtol 1e-4, atol 1e-6). The first failing case is named with expected vs got.",
+        "operationId": "checkCode", "parameters": [LANG],
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": _ref("CodeCheckRequest"),
+            "examples": {"k3": {"summary": "the k3 KL estimate", "value": {
+                "function": "kl.k3", "source": K3_SOURCE}},
+                "gae-trl": {"summary": "GAE under TRL's convention, both outputs", "value": {
+                    "function": "advantages.gae", "convention": "trl", "outputs": ["advantages", "returns"],
+                    "source": "def gae(rewards, values, mask):\n    ...\n"}}}}}},
+        "responses": {"200": _json(_ref("CodeVerdict")), **_errors(*BODY_ERRORS)}}},
+    "/api/v1/questions/{qid}/check": {"post": {
+        "summary": "A part's practice check (code: the visible cases); costs no attempt, stored nowhere",
+        "operationId": "checkPart", "parameters": [QID, LANG],
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": _ref("PartCheckRequest"),
+            "examples": {"k3": {"summary": "Check a k3 implementation", "value": {
+                "part": "implement", "answer": K3_SOURCE}}}}}},
+        "responses": {"200": _json(_ref("Verdict")), **_errors(404, *BODY_ERRORS)}}},
     "/api/v1/reference": {"get": {
         "summary": "Every reference-engine function with its parameters and outputs",
         "operationId": "listReference", "responses": {"200": _json(_ref("FunctionList")), **_errors(500)}}},

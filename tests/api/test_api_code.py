@@ -165,3 +165,12 @@ def test_code_part_in_an_attempt_grades_the_hidden_cases(k3_client):
     assert part["details"]["first_failure"]["id"] == "random-1"
     ok = k3_client.post(url, json={"variant": 0, "answers": {"implement": GOOD}}).get_json()
     assert ok["parts"]["implement"]["status"] == "correct" and ok["score"] == ok["max_score"]
+
+
+def test_openapi_documents_the_endpoints_with_an_example_that_grades_correct(client):
+    doc = client.get("/api/v1/openapi.json").get_json()
+    op = doc["paths"]["/api/v1/check/code"]["post"]
+    example = op["requestBody"]["content"]["application/json"]["examples"]["k3"]["value"]
+    assert client.post("/api/v1/check/code", json=example).get_json()["status"] == "correct"
+    assert "/api/v1/questions/{qid}/check" in doc["paths"]
+    assert "error" in doc["components"]["schemas"]["Verdict"]["properties"]["status"]["enum"]
