@@ -59,4 +59,26 @@ class AnswerParseError(ValueError):
 
 
 class SpecError(ValueError):
-    """A question part (authored data) is malformed; raised at load/validation time, never for learners."""
+    """A question part (authored data) is malformed; raised at load/validation time, never for learners.
+
+    ``field`` optionally names the part's key at fault (the bank schema then reports ``parts[i].<field>``).
+    """
+
+    def __init__(self, message: str = "", *args: Any, field: str | None = None):
+        super().__init__(message, *args)
+        self.field = field
+
+
+class AnswerShapeError(ValueError):
+    """An answer whose JSON shape its kind cannot take (a number where lines are expected, too long...).
+
+    Raised by a kind's ``accept`` before any checker sees the answer; the web service answers it with
+    its validation error envelope naming ``field`` (422), or 413 when ``status`` says the answer is too
+    large to take at all.
+    """
+
+    def __init__(self, message: str, field: str | None = None, status: int = 422):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.status = status

@@ -29,16 +29,7 @@ SOLUTION_KEYS = {"key_points", "pitfalls", "worked"}
 
 #: Keys every part may have, whatever its kind.
 PART_COMMON = {"id", "kind", "prompt", "hint", "weight", "mistakes", "sources"}
-#: Kind-specific keys (docs/question-format.md, "Parts by kind"). A kind not listed here is checked
-#: only by its checker's ``validate_spec``.
-PART_KIND_KEYS: dict[str, set[str]] = {
-    "numeric": {"expected", "tolerance", "sigfigs", "constant", "constant_reason"},
-    "array": {"expected", "tolerance", "constant", "constant_reason"},
-    "symbolic": {"expected", "variables", "functions", "mode", "constants", "decimals"},
-    "derivation": {"variables", "functions", "start", "goal", "reference", "key_steps"},
-    "choice": {"options", "correct", "multiple", "shuffle"},
-    "freetext": set(),
-}
+# Kind-specific keys are each kind's ``spec_keys`` (checkers/kinds/<name>/; docs/question-format.md).
 #: Keys of one entry of a ``sources`` list: what is claimed and where it comes from.
 SOURCE_KEYS = {"claim", "paper", "section", "file", "function", "repo"}
 SOURCE_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -239,9 +230,8 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         checker = get_checker(kind)
     except SpecError as exc:
         ctx.fail(_join(field, "kind"), str(exc))
-    allowed = PART_COMMON | PART_KIND_KEYS.get(kind, set())
-    if kind in PART_KIND_KEYS:
-        ctx.keys(part, allowed, field)
+    if checker.spec_keys is not None:  # None: the kind checks its own keys in validate_spec
+        ctx.keys(part, PART_COMMON | checker.spec_keys, field)
     ctx.bilingual(part["prompt"], _join(field, "prompt"))
     if "hint" in part:
         ctx.bilingual(part["hint"], _join(field, "hint"))
@@ -249,12 +239,11 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         w = part["weight"]
         if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
             ctx.fail(_join(field, "weight"), "must be a number >= 0")
-    if kind == "choice" and "shuffle" in part and not isinstance(part["shuffle"], bool):
-        ctx.fail(_join(field, "shuffle"), "must be true or false")
-    if kind in ("numeric", "array"):
-        if "expected" not in part:
-            ctx.fail(_join(field, "expected"), "missing")
-        _check_value_spec(ctx, part["expected"], _join(field, "expected"))
+    for key in checker.value_keys:  # values given as a literal, a {{param}} or an engine call
+        if key not in part:
+            ctx.fail(_join(field, key), "missing")
+        _check_value_spec(ctx, part[key], _join(field, key))
+    if checker.spec_keys is not None and "constant" in checker.spec_keys:
         _check_constant(ctx, part, field)
     if "sources" in part:
         check_sources(ctx, part["sources"], _join(field, "sources"))
@@ -275,38 +264,15 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         if "feedback" not in mistake:
             ctx.fail(_join(mf, "feedback"), "missing")
         ctx.bilingual(mistake["feedback"], _join(mf, "feedback"))
-    if kind in ("symbolic", "derivation"):
-        _warm_parser()
+    checker.warm()
     try:
         checker.validate_spec(part)
     except SpecError as exc:
+        if getattr(exc, "field", None):
+            ctx.fail(_join(field, exc.field), str(exc))
         ctx.fail(field, f"{kind} part: {exc}")
     except (KeyError, TypeError, ValueError) as exc:  # a checker that trips over malformed data
         ctx.fail(field, f"{kind} part is malformed: {type(exc).__name__}: {exc}")
-
-
-_WARM = False
-
-
-def _warm_parser() -> None:
-    """Pay sympy's one-off lazy initialisation outside the parser's per-answer CPU budget.
-
-    The first expression a process builds costs ~30 ms of extra CPU (close to the parser's 50 ms
-    budget), so on a busy machine the first symbolic part validated could be rejected as "too complex".
-    """
-    global _WARM
-    if _WARM:
-        return
-    _WARM = True
-    try:
-        from ..mathparse import parse_math
-        for text in ("exp(x) - x - 1", "ln(x)^2/2 + sqrt(x)", "sigma(x)*(1 - x)"):
-            try:
-                parse_math(text, {"x": {"real": True}})
-            except Exception:
-                pass
-    except Exception:  # pragma: no cover - parser missing
-        pass
 
 
 def validate_question(data: Any, file: Any = None) -> None:
@@ -355,7 +321,7 @@ def validate_question(data: Any, file: Any = None) -> None:
         if part["id"] in ids:
             ctx.fail(_join(field, "id"), f"duplicate part id {part['id']!r}")
         ids.add(part["id"])
-    if not any(p["kind"] != "freetext" and p.get("weight", 1) > 0 for p in parts):
+    if not any(get_checker(p["kind"]).machine_graded and p.get("weight", 1) > 0 for p in parts):
         ctx.fail("parts", "needs at least one machine-graded part (not freetext, weight > 0)")
 
     solution = ctx.mapping(data["solution"], "solution")

@@ -98,9 +98,20 @@ def _same(a: list[float], b: list[float]) -> bool:
     return len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12) for x, y in zip(a, b))
 
 
+def _may_be_constant(part: Mapping[str, Any]) -> bool:
+    """Whether the part's kind has an expected value that should vary (its keys include ``constant``)."""
+    from .schema import get_checker
+
+    try:
+        keys = get_checker(part.get("kind")).spec_keys
+    except Exception:  # an unknown kind is the schema's to report
+        return False
+    return keys is not None and "constant" in keys
+
+
 def check_constant(part: Mapping[str, Any], values: Mapping[int, Any]) -> dict[str, Any] | None:
     """A failure record when a numeric/array part's expected value is one value over >= 2 seeds."""
-    if part.get("kind") not in ("numeric", "array") or part.get("constant") is True or len(values) < 2:
+    if not _may_be_constant(part) or part.get("constant") is True or len(values) < 2:
         return None
     flats = [_flat(v) for v in values.values()]
     if any(f is None for f in flats) or not all(_same(flats[0], f) for f in flats[1:]):
@@ -132,7 +143,7 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
     except Exception as exc:
         fail(pid, seed, f"examples() failed: {type(exc).__name__}: {exc}")
         return
-    if part["kind"] == "freetext":
+    if not checker.machine_graded:
         return  # self-assessed: nothing to grade
     if not ex.correct:
         fail(pid, seed, "the checker produced no correct example")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any, Mapping
 
-from ..kinds import precision
+from ..kinds.base import Fill, get_kind
+from ..kinds.choice import option_order  # noqa: F401  (part of this module's interface)
 from ..params import generate, substitute_text
 
 #: Variants are ints in ``[0, VARIANT_MAX)``.
@@ -39,61 +39,18 @@ def _texts(block: Any, lang: str, params: Mapping[str, Any]) -> list[str]:
     return [substitute_text(t, params) for t in block[lang]]
 
 
-def _names(spec: Any) -> list[str]:
-    return list(spec) if isinstance(spec, Mapping) else list(spec or [])
-
-
-def _fill(obj: Any, params: Mapping[str, Any]) -> Any:
-    if isinstance(obj, str):
-        return substitute_text(obj, params)
-    if isinstance(obj, list):
-        return [_fill(v, params) for v in obj]
-    return obj
-
-
-def option_order(question_id: str, part: Mapping[str, Any], seed: int) -> list[str]:
-    """Display order of a choice part's option ids in variant ``seed``.
-
-    A pure function of (question id, part id, seed, the option ids): the same variant always shows the same
-    order, different variants usually differ. ``shuffle: false`` keeps the file order (ordered scales,
-    "all of the above"). Only the order changes; ids, texts and grading do not.
-    """
-    ids = [str(o["id"]) for o in part.get("options") or []]
-    if part.get("shuffle", True) is False or len(ids) < 2:
-        return ids
-    rng = random.Random(f"options:{question_id}:{part['id']}:{seed}")
-    rng.shuffle(ids)
-    return ids
-
-
 def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any],
                  question_id: str = "", seed: int = 0) -> dict[str, Any]:
-    kind = part["kind"]
+    """The fields every part has, merged with its kind's own (:meth:`Kind.public`)."""
+    kind = get_kind(part["kind"])
     out: dict[str, Any] = {
         "id": part["id"],
-        "kind": kind,
+        "kind": part["kind"],
         "prompt": _text(part["prompt"], lang, params),
         "hint": _text(part.get("hint"), lang, params),
-        "weight": part.get("weight", 0 if kind == "freetext" else 1),
+        "weight": part.get("weight", kind.default_weight),
     }
-    if kind == "choice":
-        by_id = {str(o["id"]): o for o in part.get("options", [])}
-        out["options"] = [{"id": by_id[i]["id"], "text": _text(by_id[i]["text"], lang, params)}
-                          for i in option_order(question_id, part, seed)]
-        out["multiple"] = bool(part.get("multiple", isinstance(part.get("correct"), list)))
-    elif kind in ("symbolic", "derivation"):
-        # Input hints only: the names a learner may use, never the expected expression.
-        out["variables"] = _names(part.get("variables"))
-        funcs = part.get("functions") or {}
-        out["functions"] = {name: list((f or {}).get("args", [])) for name, f in funcs.items()}
-        if kind == "derivation":
-            out["start"] = _fill(part.get("start"), params)
-            out["goal"] = _fill(part.get("goal"), params)
-    elif kind == "numeric":
-        if "sigfigs" in part:
-            out["sigfigs"] = part["sigfigs"]
-        # What precision is expected, generated from the part's tolerance (never typed per file).
-        out["precision"] = precision.statement(part)[lang]
+    out.update(kind.public(part, params, lang, Fill(params, lang, question_id, seed)))
     return out
 
 

@@ -1,23 +1,39 @@
-"""The one small protocol every answer kind implements (cf. PrairieLearn elements).
+"""The one protocol every answer kind implements, and the registry the framework iterates over.
 
+An answer kind is one self-contained unit (cf. a PrairieLearn element or a CTFd challenge type): a folder
+``checkers/kinds/<name>/`` holding its :class:`Kind` subclass, its page widget (``partial.html``, a Jinja
+partial: data, not Flask code) and its browser behaviour (``kind.js``). The service and the bank never
+name a kind; they call :func:`get_kind` and the methods below.
+
+* ``accept(value, field)``        -> the answer's JSON shape checked (:class:`AnswerShapeError` otherwise)
 * ``parse(raw, spec)``            -> a parsed answer, or raise :class:`AnswerParseError` (column-precise)
-* ``grade(parsed, spec, params)`` -> :class:`Verdict`
 * ``interpret(parsed, spec)``     -> :class:`Interpretation` (the "interpreted as" preview)
+* ``warning(parsed, spec)``       -> a readable answer's caution ({"en","zh"}) or None
+* ``grade(parsed, spec, params)`` -> :class:`Verdict`
+* ``grade_answer(raw, ...)``      -> :class:`Verdict`: the whole grading path (parse + grade by default)
+* ``check(raw, spec, params)``    -> an optional practice run that costs no attempt (None: not offered)
+* ``expected(spec, params)``      -> the JSON-able expected answer shown after an attempt
 * ``examples(spec, params)``      -> :class:`Examples` (correct / incorrect / invalid raw answers)
 * ``validate_spec(spec)``         -> raise :class:`SpecError` if the authored part is malformed
-* ``expected(spec, params)``      -> the JSON-able expected answer shown after an attempt
+* ``public(part, params, lang, fill)`` -> the kind's own fields of the learner's view
 
 ``spec`` is the part as authored (a dict from the question file); ``params`` are the variant's
-parameter values. Checkers resolve ``{{name}}`` placeholders and reference-engine calls themselves
+parameter values. Kinds resolve ``{{name}}`` placeholders and reference-engine calls themselves
 through :mod:`checkers.params`.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Mapping
 
-from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict
+from ..verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
+
+
+#: Hard wall-clock limit per graded answer of the sandboxed kinds (symbolic, derivation), in seconds.
+GRADE_TIMEOUT = 1.0
 
 
 @dataclass
@@ -27,55 +43,191 @@ class Examples:
     invalid: list[Any] = field(default_factory=list)
 
 
-@runtime_checkable
-class Checker(Protocol):
-    kind: str
-
-    def validate_spec(self, spec: Mapping[str, Any]) -> None: ...
-
-    def parse(self, raw: Any, spec: Mapping[str, Any]) -> Any: ...
-
-    def interpret(self, parsed: Any, spec: Mapping[str, Any]) -> Interpretation: ...
-
-    def grade(self, parsed: Any, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict: ...
-
-    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any: ...
-
-    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples: ...
+def invalid_verdict(err: AnswerParseError, interp: Interpretation | None = None) -> Verdict:
+    """An unreadable answer: ``invalid``, costs no attempt, and says where it could not be read."""
+    return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error", interp,
+                   {"error": err.to_dict()})
 
 
-_CHECKERS: dict[str, Checker] = {}
+def too_complex_verdict(exc: BaseException) -> Verdict:
+    return invalid_verdict(AnswerParseError(f"The answer is too complex to read ({type(exc).__name__}).", None,
+                                            zh="答案过于复杂，无法读取。"))
 
 
-def register_checker(checker: Checker) -> Checker:
-    if checker.kind in _CHECKERS:
-        raise RuntimeError(f"checker kind {checker.kind!r} registered twice")
-    _CHECKERS[checker.kind] = checker
-    return checker
+class Fill:
+    """What :meth:`Kind.public` gets as ``fill``: ``fill(obj)`` substitutes the variant's parameters into
+    text (a string, a list of strings, or a bilingual block {"en","zh"} -> the text in ``lang``); it also
+    names the variant (``question_id``, ``seed``, ``lang``, ``params``) for what depends on it, such as
+    the display order of options."""
+
+    def __init__(self, params: Mapping[str, Any], lang: str, question_id: str = "", seed: int = 0):
+        self.params, self.lang, self.question_id, self.seed = params, lang, question_id, seed
+
+    def __call__(self, obj: Any) -> Any:
+        from ..params import substitute_text
+
+        if isinstance(obj, str):
+            return substitute_text(obj, self.params)
+        if isinstance(obj, list):
+            return [self(v) for v in obj]
+        if isinstance(obj, Mapping) and self.lang in obj:
+            return substitute_text(obj[self.lang], self.params)
+        return obj
 
 
-def get_checker(kind: str) -> Checker:
+class Kind:
+    """Defaults of the protocol; a kind overrides what it needs.
+
+    Class attributes a kind sets:
+
+    * ``name``            the ``kind:`` value of a part in a question file
+    * ``spec_keys``       its part keys beyond the common ones (``None``: the kind checks its keys itself)
+    * ``value_keys``      keys holding a value spec (literal, ``{{param}}`` or engine call) the bank schema
+                          checks, and which must be present
+    * ``default_weight``  a part's weight when the file gives none (self-assessed text: 0)
+    * ``machine_graded``  whether the service can judge answers (self-assessed text cannot)
+    * ``mistake_answers`` whether each known mistake is an answer that can be graded (the authoring tool
+                          then checks that none of them grades correct)
+    * ``assets``          browser files of the kind's folder that its pages load
+    """
+
+    name: ClassVar[str] = ""
+    spec_keys: ClassVar[frozenset[str] | None] = frozenset()
+    value_keys: ClassVar[tuple[str, ...]] = ()
+    default_weight: ClassVar[float] = 1  # an int where whole, so views show 1 as before
+    machine_graded: ClassVar[bool] = True
+    mistake_answers: ClassVar[bool] = False
+    assets: ClassVar[tuple[str, ...]] = ()
+
+    # ---------------------------------------------------------------- the unit's files
+    @property
+    def kind(self) -> str:
+        """The old name of :attr:`name`."""
+        return self.name
+
+    @property
+    def template(self) -> str:
+        """The page widget, relative to the kinds' template root: ``<name>/partial.html``."""
+        return f"{self.name}/partial.html"
+
+    @property
+    def folder(self) -> Path:
+        """The folder of the module that defines this kind: where its partial and assets live."""
+        return Path(inspect.getfile(type(self))).resolve().parent
+
+    def asset_path(self, filename: str) -> Path | None:
+        """The file of a listed asset, or None for any name the kind does not list."""
+        if filename not in self.assets:
+            return None
+        path = self.folder / filename
+        return path if path.is_file() else None
+
+    # ---------------------------------------------------------------- authoring
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        """Raise :class:`SpecError` if the authored part is malformed (``SpecError(..., field=key)`` to
+        name the part's key)."""
+
+    def warm(self) -> None:
+        """Pay one-off lazy initialisation before validating parts (outside any per-answer budget)."""
+
+    def public(self, part: Mapping[str, Any], params: Mapping[str, Any], lang: str,
+               fill: Callable[[Any], Any]) -> dict[str, Any]:
+        """The kind's own fields of the learner's view (never the expected answer).
+
+        ``fill(obj)`` substitutes the variant's parameters into text or a bilingual block
+        ({"en","zh"} -> the text in ``lang``).
+        """
+        return {}
+
+    # ---------------------------------------------------------------- answers
+    def accept(self, value: Any, field: str) -> Any:
+        """The answer in the form the checker takes, or raise :class:`AnswerShapeError` naming ``field``."""
+        return value
+
+    def parse(self, raw: Any, spec: Mapping[str, Any]) -> Any:
+        return raw
+
+    def interpret(self, parsed: Any, spec: Mapping[str, Any]) -> Interpretation:
+        return Interpretation(text=str(parsed))
+
+    def warning(self, parsed: Any, spec: Mapping[str, Any]) -> Message | None:
+        return None
+
+    def grade(self, parsed: Any, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
+        raise NotImplementedError(f"kind {self.name!r} does not grade")
+
+    def grade_answer(self, raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *,
+                     timeout: float | None = None) -> Verdict:
+        """The whole grading path: parse + grade; an unreadable answer is ``invalid`` (costs no attempt)."""
+        try:
+            parsed = self.parse(raw, spec)
+        except AnswerParseError as err:
+            return invalid_verdict(err)
+        except SpecError:
+            raise  # the part is malformed: an authoring error, not the learner's
+        except Exception as exc:  # odd learner input a reader did not foresee: invalid, never a crash
+            return too_complex_verdict(exc)
+        return self.grade(parsed, spec, params)
+
+    def check(self, raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None:
+        """A practice run that costs no attempt; None where the kind offers none."""
+        return None
+
+    def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        return None
+
+    def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
+        return Examples()
+
+
+#: The old name of the protocol.
+Checker = Kind
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register_kind(kind: Kind) -> Kind:
+    if not isinstance(kind, Kind):
+        raise TypeError(f"{kind!r} is not a Kind")
+    if not kind.name:
+        raise RuntimeError(f"{type(kind).__name__} has no name")
+    if kind.name in _KINDS:
+        raise RuntimeError(f"answer kind {kind.name!r} registered twice")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister_kind(name: str) -> None:
+    """Remove a kind (tests that register an example kind put the registry back as it was)."""
+    _KINDS.pop(name, None)
+
+
+def get_kind(name: Any) -> Kind:
     try:
-        return _CHECKERS[kind]
-    except KeyError:
-        raise SpecError(f"unknown part kind {kind!r}; known: {', '.join(sorted(_CHECKERS))}") from None
+        return _KINDS[name]
+    except (KeyError, TypeError):
+        raise SpecError(f"unknown part kind {name!r}; known: {', '.join(sorted(_KINDS))}") from None
 
 
-def checker_kinds() -> list[str]:
-    return sorted(_CHECKERS)
+def kind_names() -> list[str]:
+    return sorted(_KINDS)
+
+
+def all_kinds() -> list[Kind]:
+    return [_KINDS[n] for n in sorted(_KINDS)]
+
+
+# The names the kinds had before they were units; kept so callers need not change.
+register_checker = register_kind
+get_checker = get_kind
+checker_kinds = kind_names
 
 
 def grade_raw(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
-    """parse + grade, turning a parse error into an ``invalid`` verdict that costs no attempt."""
-    checker = get_checker(spec["kind"])
-    try:
-        parsed = checker.parse(raw, spec)
-    except AnswerParseError as err:
-        from ..verdict import msg
-        return Verdict(status="invalid", feedback=msg(err.message, err.message_zh), note="parse_error",
-                       details={"error": err.to_dict()})
-    return checker.grade(parsed, spec, params)
+    """The kind's whole grading path for one answer (see :meth:`Kind.grade_answer`)."""
+    return get_kind(spec["kind"]).grade_answer(raw, spec, params)
 
 
-__all__ = ["AnswerParseError", "Checker", "Examples", "Interpretation", "SpecError", "Verdict",
-           "checker_kinds", "get_checker", "grade_raw", "register_checker"]
+__all__ = ["GRADE_TIMEOUT", "AnswerParseError", "AnswerShapeError", "Checker", "Examples", "Fill", "Interpretation", "Kind", "SpecError",
+           "Verdict", "all_kinds", "checker_kinds", "get_checker", "get_kind", "grade_raw", "invalid_verdict",
+           "kind_names", "register_checker", "register_kind", "too_complex_verdict", "unregister_kind"]

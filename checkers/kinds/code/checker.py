@@ -29,9 +29,9 @@ import torch
 
 from ... import coderun
 from ...reference import describe, names as engine_names
-from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
-from ..base import Examples, register_checker
+from ..base import Examples, Kind, invalid_verdict, register_kind
 from .cases import MASK_NAMES, Case, CaseBuilder, cotangent, is_tensor_param, tensor_json
 from .starter import starter_source
 
@@ -160,11 +160,33 @@ def _brief(t: torch.Tensor) -> Any:
     return conv(t.tolist())
 
 
-class CodeChecker:
-    kind = "code"
+class CodeChecker(Kind):
+    name = "code"
+    spec_keys = None  # checked by validate_code_spec against the engine function's own parameters
+    assets = ("kind.js",)
+
+    def public(self, part, params, lang, fill) -> dict[str, Any]:
+        """The function to write and its starter (signature and docstring, from the registry)."""
+        return {"name": learner_name(part), "function": part["function"], "args": list(part["args"]),
+                "outputs": list(part["outputs"]), "starter": starter_source(part, lang)}
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         validate_code_spec(spec)
+
+    def accept(self, value: Any, field: str) -> str:
+        """Source text of at most ``coderun.MAX_SOURCE_BYTES`` (413 beyond: it never reaches a child),
+        storable as it came (no NUL, no unpaired surrogate)."""
+        if not isinstance(value, str):
+            raise AnswerShapeError(f"must be Python source text, got {type(value).__name__}", field)
+        if "\x00" in value:
+            raise AnswerShapeError("must not contain NUL characters", field)
+        try:
+            size = len(value.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise AnswerShapeError("is not valid Unicode (unpaired surrogate)", field) from None
+        if size > coderun.MAX_SOURCE_BYTES:
+            raise AnswerShapeError(f"source longer than {coderun.MAX_SOURCE_BYTES} bytes", field, status=413)
+        return value
 
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> str:
         if not isinstance(raw, str):
@@ -190,8 +212,12 @@ class CodeChecker:
     def grade(self, parsed: str, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
         return _grade_cached(parsed, json.dumps(_code_block(spec), sort_keys=True, default=str), "hidden")
 
-    def check(self, source: str, spec: Mapping[str, Any]) -> Verdict:
-        """**Check**: the visible cases only (their expected values may be shown)."""
+    def check(self, source: Any, spec: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Verdict:
+        """**Check**: the visible cases only (their expected values may be shown); costs no attempt."""
+        try:
+            source = self.parse(source, spec)
+        except AnswerParseError as err:
+            return invalid_verdict(err)
         return _grade_cached(source, json.dumps(_code_block(spec), sort_keys=True, default=str), "visible")
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
@@ -378,4 +404,4 @@ def _case_error(reply: dict, case: Case, rows: list) -> Verdict:
                                    f"用例“{case.label['zh']}”抛出异常 {text_en}。"), rows)
 
 
-register_checker(CodeChecker())
+register_kind(CodeChecker())

@@ -49,16 +49,17 @@ from typing import Any, Mapping
 
 import sympy as sp
 
-from ..budget import clock as work_clock
-from ..equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
+from ...budget import clock as work_clock
+from ...equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
                            symbol_domain)
-from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
-from . import _common as c
-from .base import Examples, register_checker
-from . import derivation_keysteps as KS
-from .derivation_form import same_statement
-from .derivation_form import statement as statement_form
-from .symbolic import _parser, _spec_parse_check, run_guarded, validate_common
+from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
+from .. import _common as c
+from .. import shape
+from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind, too_complex_verdict
+from . import keysteps as KS
+from .form import same_statement
+from .form import statement as statement_form
+from ..symbolic.checker import _parser, _spec_parse_check, public_names, run_guarded, validate_common, warm_parser
 
 DEFAULT_TIMEOUT = 1.0  # hard wall-clock limit per graded answer (the sandbox kills the worker)
 TOTAL_BUDGET = 0.8     # soft budget for a whole derivation; steps share it (each gets what is left)
@@ -141,7 +142,7 @@ def parse_lines(raw: Any, spec: Mapping[str, Any]) -> list[Line]:
 
 def _parse_statement(text: str, spec, params) -> tuple[str, Any, Any]:
     """Authored start/goal: ("expr", e, None) or ("eq", lhs, rhs)."""
-    from ..params import substitute_text
+    from ...params import substitute_text
     mp = _parser()
     p = mp.parse_math(substitute_text(text, params), spec.get("variables") or {}, spec.get("functions") or {},
                       allow_relation=True)
@@ -645,7 +646,7 @@ def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, An
 
 
 def _statement_form(text: str, spec, params) -> tuple | None:
-    from ..params import substitute_text
+    from ...params import substitute_text
     try:
         return statement_form(substitute_text(text, params), spec)
     except (AnswerParseError, ValueError):
@@ -669,7 +670,7 @@ def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables
     """A known wrong step (``line`` mistakes) gives its feedback when it is the first failing line -- also
     when that step could not be decided (a known wrong step is wrong); a known wrong answer (``answer``)
     when the whole answer is incorrect and equals it line by line."""
-    from ..params import substitute
+    from ...params import substitute
     at = _failing_line(verdict, lines)
     by_index = {ln.index: ln for ln in lines}  # Line.index counts blank lines too; positions do not
     for m in spec.get("mistakes") or []:
@@ -711,8 +712,68 @@ def _same_statement(mistake: Line, line: Line, variables, deadline: float) -> bo
     return False
 
 
-class DerivationChecker:
-    kind = "derivation"
+def _grade_in_worker(raw: Any, spec: dict, params: dict, budget: float) -> Verdict:
+    """Parse (once) and grade a derivation within ``budget``; runs in a sandbox worker."""
+    try:
+        return grade_lines(raw, spec, params, budget=budget)
+    except AnswerParseError as err:
+        return invalid_verdict(err)
+    except (RecursionError, MemoryError) as exc:
+        return too_complex_verdict(exc)
+
+
+def _refuse(raw: Any) -> Verdict | None:
+    """Refuse, in the calling process, answers that are not text or a list of text lines."""
+    if isinstance(raw, str):
+        return None
+    if not isinstance(raw, (list, tuple)) or not raw:
+        return invalid_verdict(AnswerParseError("Enter the derivation as one or more lines.", None,
+                                                zh="请逐行输入推导过程。"))
+    if len(raw) > MAX_LINES:
+        return invalid_verdict(AnswerParseError(f"At most {MAX_LINES} lines.", None, zh=f"最多 {MAX_LINES} 行。"))
+    for i, line in enumerate(raw):
+        if not isinstance(line, str):
+            return invalid_verdict(AnswerParseError(f"Line {i + 1} is not text.", None, zh=f"第 {i + 1} 行不是文本。",
+                                                    field=f"answer[{i}]"))
+    return None
+
+
+class DerivationChecker(Kind):
+    name = "derivation"
+    spec_keys = frozenset({"variables", "functions", "start", "goal", "reference", "key_steps"})
+    assets = ("kind.js",)
+
+    def warm(self) -> None:
+        warm_parser()
+
+    def accept(self, value: Any, field: str) -> Any:
+        """A list of lines, or one text that is split into its non-blank lines."""
+        if isinstance(value, str):
+            value = [line for line in shape.text(value, field, shape.MAX_TEXT * 4).splitlines() if line.strip()]
+        if not isinstance(value, list):
+            raise AnswerShapeError(f"must be a list of strings (one per line), got {shape.type_name(value)}",
+                                   field)
+        if len(value) > shape.MAX_LINES:
+            raise AnswerShapeError(f"more than {shape.MAX_LINES} lines", field)
+        return [shape.text(v, f"{field}[{i}]") for i, v in enumerate(value)]
+
+    def public(self, part, params, lang, fill) -> dict[str, Any]:
+        out = public_names(part)
+        out["start"] = fill(part.get("start"))
+        out["goal"] = fill(part.get("goal"))
+        return out
+
+    def grade_answer(self, raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *,
+                     timeout: float | None = None) -> Verdict:
+        """Parse *and* grade inside the sandbox pool under a hard wall-clock limit; the steps share one
+        soft budget (each gets what is left) and running out names the step reached."""
+        refused = _refuse(raw)
+        if refused is not None:
+            return refused
+        # exact str / list objects: nothing of the caller's types travels to the worker
+        raw = str.__str__(raw) if isinstance(raw, str) else [str.__str__(line) for line in raw]
+        limit = timeout or GRADE_TIMEOUT
+        return run_guarded(_grade_in_worker, raw, dict(spec), dict(params), soft_budget(limit), timeout=limit)
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         validate_common(spec)
@@ -733,18 +794,17 @@ class DerivationChecker:
                               mathml="".join(ln.parsed.mathml or "" for ln in parsed))
 
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
-        from ..params import substitute
+        from ...params import substitute
         return {"start": substitute(str(spec["start"]), params), "goal": substitute(str(spec["goal"]), params),
                 "reference": substitute(list(spec.get("reference") or []), params)}
 
     def grade(self, parsed: list[Line], spec: Mapping[str, Any], params: Mapping[str, Any], *,
               timeout: float | None = None) -> Verdict:
-        limit = timeout or DEFAULT_TIMEOUT
-        return run_guarded(grade_lines, [ln.text for ln in parsed], dict(spec), dict(params), soft_budget(limit),
-                           timeout=limit, interp=self.interpret(parsed, spec))
+        """Parsed lines are graded by their text, on the sandboxed path like any other answer."""
+        return self.grade_answer([ln.text for ln in parsed], spec, params, timeout=timeout)
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
-        from ..params import substitute
+        from ...params import substitute
         ex = Examples()
         if spec.get("reference"):
             ex.correct.append(substitute(list(spec["reference"]), params))
@@ -763,4 +823,4 @@ class DerivationChecker:
         return ex
 
 
-register_checker(DerivationChecker())
+register_kind(DerivationChecker())

@@ -11,10 +11,11 @@ import json
 import math
 from typing import Any, Mapping
 
-from ..params import resolve_value
-from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
-from . import _common as c
-from .base import Examples, register_checker
+from ...params import resolve_value
+from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
+from .. import _common as c
+from .. import shape
+from ..base import Examples, Kind, register_kind
 
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-8
 MAX_ELEMENTS = 65536
@@ -81,8 +82,20 @@ def _transpose(x: Any) -> Any:
     return [list(r) for r in zip(*x)]
 
 
-class ArrayChecker:
-    kind = "array"
+class ArrayChecker(Kind):
+    name = "array"
+    spec_keys = frozenset({"expected", "tolerance", "constant", "constant_reason"})
+    value_keys = ("expected",)
+    mistake_answers = True
+    assets = ("kind.js",)
+
+    def accept(self, value: Any, field: str) -> Any:
+        if isinstance(value, str):
+            return shape.text(value, field, shape.MAX_TEXT * 4)
+        if not isinstance(value, list):
+            raise AnswerShapeError(f"must be a nested list of numbers, got {shape.type_name(value)}", field)
+        shape.count_leaves(value, field, [shape.MAX_ARRAY_ELEMENTS])
+        return value
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         if "expected" not in spec:
@@ -205,4 +218,4 @@ class ArrayChecker:
         return ex
 
 
-register_checker(ArrayChecker())
+register_kind(ArrayChecker())

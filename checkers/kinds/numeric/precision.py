@@ -39,8 +39,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from ..verdict import Message, msg
-from . import _common as c
+from ...verdict import Message, msg
+from .. import _common as c
 
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-3, 1e-8
 MAX_DIGITS = 17  # a float64 carries at most 17 significant decimal digits

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any, Mapping
 
-from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
-from . import _common as c
-from .base import Examples, register_checker
+from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
+from .. import _common as c
+from .. import shape
+from ..base import Examples, Kind, register_kind
+
+
+def option_order(question_id: str, part: Mapping[str, Any], seed: int) -> list[str]:
+    """Display order of a choice part's option ids in variant ``seed``.
+
+    A pure function of (question id, part id, seed, the option ids): the same variant always shows the same
+    order, different variants usually differ. ``shuffle: false`` keeps the file order (ordered scales,
+    "all of the above"). Only the order changes; ids, texts and grading do not.
+    """
+    ids = [str(o["id"]) for o in part.get("options") or []]
+    if part.get("shuffle", True) is False or len(ids) < 2:
+        return ids
+    rng = random.Random(f"options:{question_id}:{part['id']}:{seed}")
+    rng.shuffle(ids)
+    return ids
 
 
 def _ids(spec: Mapping[str, Any]) -> list[str]:
@@ -18,10 +35,29 @@ def _correct(spec: Mapping[str, Any]) -> frozenset[str]:
     return frozenset([str(corr)] if not isinstance(corr, list) else [str(x) for x in corr])
 
 
-class ChoiceChecker:
-    kind = "choice"
+class ChoiceChecker(Kind):
+    name = "choice"
+    spec_keys = frozenset({"options", "correct", "multiple", "shuffle"})
+    mistake_answers = True
+    assets = ("kind.js",)
+
+    def accept(self, value: Any, field: str) -> Any:
+        if isinstance(value, list):
+            if len(value) > shape.MAX_OPTIONS:
+                raise AnswerShapeError("too many options", field)
+            return [shape.text(v, f"{field}[{i}]", shape.MAX_OPTION_ID) for i, v in enumerate(value)]
+        return shape.text(value, field, shape.MAX_OPTION_ID)
+
+    def public(self, part, params, lang, fill) -> dict[str, Any]:
+        """Options in the variant's display order (see :func:`option_order`), and single or multiple."""
+        by_id = {str(o["id"]): o for o in part.get("options", [])}
+        return {"options": [{"id": by_id[i]["id"], "text": fill(by_id[i]["text"])}
+                            for i in option_order(fill.question_id, part, fill.seed)],
+                "multiple": bool(part.get("multiple", isinstance(part.get("correct"), list)))}
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        if "shuffle" in spec and not isinstance(spec["shuffle"], bool):
+            raise SpecError("must be true or false", field="shuffle")
         options = spec.get("options")
         if not isinstance(options, list) or len(options) < 2:
             raise SpecError("choice part needs at least two options")
@@ -128,4 +164,4 @@ def _selection_feedback(wrong: int, missed: int) -> dict[str, str]:
     return msg("Not quite: " + "; ".join(en) + ".", "不完全对：" + "；".join(zh) + "。")
 
 
-register_checker(ChoiceChecker())
+register_kind(ChoiceChecker())

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
-from . import _common as c
-from .base import Examples, register_checker
+from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from .. import _common as c
+from .. import shape
+from ..base import Examples, Kind, register_kind
 
 MAX_CHARS = 20_000
 
 
-class FreetextChecker:
-    kind = "freetext"
+class FreetextChecker(Kind):
+    name = "freetext"
+    default_weight = 0
+    machine_graded = False
+
+    def accept(self, value: Any, field: str) -> Any:
+        if isinstance(value, bool):
+            return value
+        return shape.text(value, field, shape.MAX_TEXT * 4)
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         w = spec.get("weight", 0)
@@ -46,4 +54,4 @@ class FreetextChecker:
         return Examples(correct=[], incorrect=[], invalid=[None, 3, "x" * (MAX_CHARS + 1)])
 
 
-register_checker(FreetextChecker())
+register_kind(FreetextChecker())

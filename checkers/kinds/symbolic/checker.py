@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .. import sandbox
-from ..equivalence import (MODES, EquivalenceResult, check_equivalence, check_within_tolerance, evaluate,
+from ... import sandbox
+from ...equivalence import (MODES, EquivalenceResult, check_equivalence, check_within_tolerance, evaluate,
                            precise_gap, sample_points)
-from ..params import PLACEHOLDER, substitute_text
-from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
-from . import _common as c
-from .base import Examples, register_checker
+from ...params import PLACEHOLDER, substitute_text
+from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from .. import _common as c
+from .. import shape
+from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind, too_complex_verdict
 
 DEFAULT_TIMEOUT = 2.0      # hard limit (the worker is killed)
 EQUIV_BUDGET = 0.6         # soft budget the equivalence layers give themselves
@@ -22,8 +23,32 @@ _NOT_FOLLOW = ("incorrect", "not_equal")
 
 
 def _parser():
-    from .. import mathparse  # the colleague's module; imported lazily so the kinds load without it
+    from ... import mathparse  # the colleague's module; imported lazily so the kinds load without it
     return mathparse
+
+
+_WARM = False
+
+
+def warm_parser() -> None:
+    """Pay sympy's one-off lazy initialisation outside the parser's per-answer CPU budget.
+
+    The first expression a process builds costs ~30 ms of extra CPU (close to the parser's 50 ms
+    budget), so on a busy machine the first symbolic part validated could be rejected as "too complex".
+    """
+    global _WARM
+    if _WARM:
+        return
+    _WARM = True
+    try:
+        from ...mathparse import parse_math
+        for text in ("exp(x) - x - 1", "ln(x)^2/2 + sqrt(x)", "sigma(x)*(1 - x)"):
+            try:
+                parse_math(text, {"x": {"real": True}})
+            except Exception:
+                pass
+    except Exception:  # pragma: no cover - parser missing
+        pass
 
 
 def parse_spec_expr(text: str, spec: Mapping[str, Any], params: Mapping[str, Any] | None = None,
@@ -85,7 +110,7 @@ def constants_of(spec: Mapping[str, Any]) -> tuple[str, ...]:
         name = n if n in canon else None
         if name is None:
             try:
-                from ..mathparse.symbols import canonical_name
+                from ...mathparse.symbols import canonical_name
                 name = canonical_name(n)
             except SpecError:
                 name = None
@@ -119,7 +144,7 @@ DECIMAL_DIGITS = 80
 
 
 def _exact_to_many_digits(expected, answer, variables, budget: float) -> bool:
-    from .. import budget as work
+    from ... import budget as work
     pts = sample_points(expected.free_symbols | answer.free_symbols, variables, 0, 2)
     gap = precise_gap(expected, answer, pts, work.clock() + budget / 2, digits=DECIMAL_DIGITS)
     return gap is not None and gap <= 10.0 ** -(DECIMAL_DIGITS - 10)
@@ -275,8 +300,53 @@ def run_guarded(fn, *args, timeout: float = DEFAULT_TIMEOUT, interp: Interpretat
         return error_verdict(exc, interp)
 
 
-class SymbolicChecker:
-    kind = "symbolic"
+def _grade_in_worker(raw: str, spec: dict, params: dict, budget: float) -> Verdict:
+    """Parse + grade one expression; runs in a sandbox worker."""
+    try:
+        return grade_expression(raw, spec, params, budget=budget)
+    except AnswerParseError as err:
+        return invalid_verdict(err)
+    except (RecursionError, MemoryError) as exc:
+        return too_complex_verdict(exc)
+
+
+def public_names(part: Mapping[str, Any]) -> dict[str, Any]:
+    """Input hints only: the names a learner may use, never the expected expression."""
+    spec = part.get("variables")
+    names = list(spec) if isinstance(spec, Mapping) else list(spec or [])
+    funcs = part.get("functions") or {}
+    return {"variables": names,
+            "functions": {name: list((f or {}).get("args", [])) for name, f in funcs.items()}}
+
+
+class SymbolicChecker(Kind):
+    name = "symbolic"
+    spec_keys = frozenset({"expected", "variables", "functions", "mode", "constants", "decimals"})
+    mistake_answers = True
+    assets = ("kind.js",)
+
+    def warm(self) -> None:
+        warm_parser()
+
+    def accept(self, value: Any, field: str) -> Any:
+        return shape.text(value, field)
+
+    def public(self, part, params, lang, fill) -> dict[str, Any]:
+        return public_names(part)
+
+    def grade_answer(self, raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *,
+                     timeout: float | None = None) -> Verdict:
+        """Parse *and* grade inside the sandbox pool under a hard wall-clock limit (a time-out is
+        ``undecided`` and costs no attempt). Non-text is refused here: it could not be graded anyway,
+        and arbitrary objects need not even survive the trip to a worker."""
+        if not isinstance(raw, str):
+            return invalid_verdict(AnswerParseError("Expected a maths expression as text.", None,
+                                                    zh="需要以文本输入的数学表达式。"))
+        limit = timeout or GRADE_TIMEOUT
+        # The layers stop themselves well before the hard limit, so a slow-but-finishing check still
+        # returns its own reasoned verdict instead of a bare time-out.
+        budget = max(0.05, min(0.6 * limit, EQUIV_BUDGET))
+        return run_guarded(_grade_in_worker, str.__str__(raw), dict(spec), dict(params), budget, timeout=limit)
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         validate_common(spec)
@@ -306,9 +376,8 @@ class SymbolicChecker:
 
     def grade(self, parsed, spec: Mapping[str, Any], params: Mapping[str, Any], *,
               timeout: float | None = None) -> Verdict:
-        spec, params = dict(spec), dict(params)
-        return run_guarded(grade_expression, parsed.text, spec, params,
-                           timeout=timeout or DEFAULT_TIMEOUT, interp=interpretation(parsed))
+        """A parsed answer is graded by its text, on the sandboxed path like any other."""
+        return self.grade_answer(parsed.text, spec, params, timeout=timeout)
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
         exp_text = substitute_text(str(spec["expected"]), params)
@@ -320,4 +389,4 @@ class SymbolicChecker:
         return ex
 
 
-register_checker(SymbolicChecker())
+register_kind(SymbolicChecker())

@@ -30,9 +30,9 @@ import re
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..mathparse import variable_specs
-from ..mathparse.parser import Context, parse_ast
-from ..mathparse.symbols import canonical_name
+from ...mathparse import variable_specs
+from ...mathparse.parser import Context, parse_ast
+from ...mathparse.symbols import canonical_name
 
 Form = tuple  # (sign, key)
 

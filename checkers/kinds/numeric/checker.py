@@ -12,16 +12,34 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from ..params import resolve_value
-from ..verdict import Interpretation, SpecError, Verdict, msg
-from . import _common as c
+from ...params import resolve_value
+from ...verdict import Interpretation, SpecError, Verdict, msg
+from .. import _common as c
 from . import precision
-from .base import Examples, register_checker
+from .. import shape
+from ..base import Examples, Kind, register_kind
 from .precision import DEFAULT_ATOL, DEFAULT_RTOL  # noqa: F401  (the defaults live with the rule)
 
 
-class NumericChecker:
-    kind = "numeric"
+class NumericChecker(Kind):
+    name = "numeric"
+    spec_keys = frozenset({"expected", "tolerance", "sigfigs", "constant", "constant_reason"})
+    value_keys = ("expected",)
+    mistake_answers = True
+    assets = ("kind.js",)
+
+    def accept(self, value: Any, field: str) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        return shape.text(value, field)
+
+    def public(self, part, params, lang, fill) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if "sigfigs" in part:
+            out["sigfigs"] = part["sigfigs"]
+        # What precision is expected, generated from the part's tolerance (never typed per file).
+        out["precision"] = precision.statement(part)[lang]
+        return out
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         if "expected" not in spec:
@@ -119,4 +137,4 @@ class NumericChecker:
         return ex
 
 
-register_checker(NumericChecker())
+register_kind(NumericChecker())
