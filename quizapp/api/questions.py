@@ -117,6 +117,8 @@ def submit_attempt(qid: str):
         raise ValidationError("variant is required (the variant you were shown)", "variant", code="missing_field")
     answers = field(body, "answers", dict)
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang)
+    from ..learning.hooks import after_attempt  # spaced review: the attempt rates the learner's card
+    result["review"] = after_attempt(session, result["attempt_id"])
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp
@@ -125,7 +127,10 @@ def submit_attempt(qid: str):
 @bp.get("/attempts/<attempt_id>")
 def get_attempt(attempt_id: str):
     lang = request_lang()
-    return ok(attempt_service.get_attempt(get_session(), attempt_id, lang))
+    body = attempt_service.get_attempt(get_session(), attempt_id, lang)
+    if body["learner_id"] != current_learner_id():  # only its owner reads an attempt (else a shared link)
+        raise NotFound(f"no attempt {attempt_id!r}", "attempt_id", code="unknown_attempt")
+    return ok(body)
 
 
 # --- the stand-alone verification service ---------------------------------------------------------

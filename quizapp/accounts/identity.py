@@ -1,0 +1,84 @@
+"""Who the learner of a request is: a personal API token (``Authorization: Bearer``) on the learner API,
+else the signed-in account (Flask-Login), else the anonymous cookie learner of :mod:`quizapp.learners`.
+
+A hook before each request presets the id that :func:`quizapp.learners.current_learner_id` hands out, so
+every existing caller (attempts, the home page's last results) follows the account without change. A
+bearer header that is malformed, unknown or revoked is a 401 on the endpoints that accept tokens.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, g, request
+from flask_login import LoginManager, UserMixin, current_user
+
+from ..db import get_session
+from ..models import LearnerAccount
+
+#: Blueprints whose endpoints accept a learner's personal token (the learner API, questions, checks).
+TOKEN_BLUEPRINTS = ("api", "learning_api", "accounts_api")
+
+login_manager = LoginManager()
+
+
+class AccountUser(UserMixin):
+    def __init__(self, account: LearnerAccount):
+        self.id = account.learner_id
+        self.email = account.email
+
+
+@login_manager.user_loader
+def _load_user(user_id: str):
+    if not isinstance(user_id, str) or len(user_id) > 64:
+        return None
+    account = get_session().get(LearnerAccount, user_id)
+    return AccountUser(account) if account is not None else None
+
+
+def _identify() -> None:
+    endpoint = request.endpoint or ""
+    if not endpoint or endpoint.endswith(".static"):
+        return
+    blueprint = endpoint.rpartition(".")[0]
+    if blueprint in TOKEN_BLUEPRINTS and request.headers.get("Authorization") is not None:
+        from ..auth.guard import current_principal
+
+        principal = current_principal()  # raises Unauthorized (401) for a malformed/unknown/revoked token
+        if principal is not None:
+            g._learner_id = principal.learner_id
+            g._learner_via = "token"
+            g._learner_token_id = principal.token_id
+            return
+    if current_user.is_authenticated:
+        g._learner_id = current_user.id
+        g._learner_via = "session"
+
+
+def via() -> str:
+    """``token``, ``session`` (signed in) or ``cookie`` (anonymous) for the current request."""
+    return g.get("_learner_via") or "cookie"
+
+
+def setup(app: Flask) -> None:
+    """Flask-Login and the identity hook (once per app, when the accounts blueprints are registered)."""
+    if "login_manager" in app.extensions or getattr(app, "login_manager", None) is not None:
+        return
+    login_manager.init_app(app)
+    login_manager.session_protection = "basic"
+    app.before_request(_identify)
+
+
+def cookie_learner_id() -> str | None:
+    """The anonymous learner of the signed cookie, if any (its data moves to the account at sign-in)."""
+    from flask import current_app
+    from itsdangerous import BadSignature
+
+    from ..learners import _serializer, _valid_id
+
+    raw = request.cookies.get(current_app.config["LEARNER_COOKIE"])
+    if not raw:
+        return None
+    try:
+        value = _serializer().loads(raw)
+    except BadSignature:
+        return None
+    return value if _valid_id(value) else None

@@ -1,0 +1,55 @@
+"""What every learner page of the account and learning blueprints shares: the strict CSP headers, the
+language cookie, CSRF on every POST (the session token of :mod:`quizapp.auth.csrf`, a hidden
+``csrf_token`` field), and the template helpers ``web/base.html`` expects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, g, request, url_for
+
+from ..api.helpers import limit_small_bodies
+from ..auth.csrf import check_csrf, csrf_token
+from ..headers import set_security_headers
+
+
+def install(bp: Blueprint) -> None:
+    bp.before_request(_before)
+    bp.after_request(_after)
+    bp.context_processor(_helpers)
+
+
+def _before():
+    from ..i18n import current_lang
+
+    limit_small_bodies(frozenset())
+    current_lang()
+    csrf_token()
+    if request.method not in ("GET", "HEAD", "OPTIONS") and not check_csrf():
+        abort(400, "missing or wrong CSRF token: reload the page and try again")
+    return None
+
+
+def _after(response):
+    from ..i18n import remember_lang
+
+    set_security_headers(response)
+    remember_lang(response)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _lang_switch_url(code: str) -> str:
+    endpoint = request.endpoint or "web.home"
+    if request.method != "GET":
+        return url_for("web.home", lang=code)
+    args = request.args.to_dict()
+    args["lang"] = code
+    return url_for(endpoint, **(request.view_args or {}), **args)
+
+
+def _helpers() -> dict[str, Any]:
+    from ..accounts.identity import via
+
+    return {"csrf_token": csrf_token, "lang_switch_url": _lang_switch_url, "signed_in": via() == "session",
+            "account_email": g.get("_account_email")}

@@ -1,0 +1,127 @@
+"""The learner's pages: History (``/history``), Progress (``/progress``) and Review (``/review``), and the
+block of previous attempts that each question page shows (``learner/_question_memory.html``)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from ..db import get_session
+from ..errors import ServiceError
+from ..learners import current_learner_id
+from . import charts, history, pagekit, progress as progress_service, review
+
+bp = Blueprint("learning", __name__, template_folder="../templates")
+pagekit.install(bp)
+
+
+def _setup(state) -> None:
+    from ..accounts.identity import setup
+
+    setup(state.app)
+
+
+bp.record_once(_setup)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "–"
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{round(x * 100)}%"
+
+
+@bp.app_context_processor
+def _question_memory() -> dict[str, Any]:
+    """``learner_memory(qid)`` for the question page: previous attempts, best and last score."""
+    def learner_memory(qid: str) -> dict[str, Any]:
+        return history.question_summary(get_session(), current_learner_id(), qid)
+
+    return {"learner_memory": learner_memory, "fmt_score": _fmt}
+
+
+@bp.get("/history")
+def history_page():
+    lang = _lang()
+    args = request.args
+    error = None
+    try:
+        page = history.list_attempts(get_session(), current_learner_id(), lang=lang,
+                                     question=args.get("question") or None, level=args.get("level") or None,
+                                     tag=args.get("tag") or None, status=args.get("status") or None,
+                                     since=args.get("since") or None, cursor=args.get("cursor") or None,
+                                     limit=history.DEFAULT_LIMIT)
+    except ServiceError as exc:
+        page, error = {"attempts": [], "next_cursor": None}, exc
+    filters = {k: args.get(k) or "" for k in ("question", "level", "tag", "status", "since")}
+    next_url = (url_for("learning.history_page", **{k: v for k, v in filters.items() if v},
+                        cursor=page["next_cursor"]) if page["next_cursor"] else None)
+    return render_template("learner/history.html", page=page, filters=filters, error=error, next_url=next_url,
+                           levels=history.LEVELS, statuses=history.STATUSES, fmt=_fmt), (422 if error else 200)
+
+
+@bp.get("/progress")
+def progress_page():
+    data = progress_service.progress(get_session(), current_learner_id())
+    from datetime import date
+
+    today = date.fromisoformat(data["today"])
+    pictures = {
+        "mastery": charts.mastery_bars(
+            data["tags"], title=_("Mastery per topic"),
+            desc=_("For each tag, a bar of the questions you have seen, with the mastered ones filled: ")
+            + "; ".join(f"{tg} {v['mastered']}/{v['seen']}" for tg, v in data["tags"].items()),
+            seen_word=_("seen"), mastered_word=_("mastered")),
+        "accuracy": charts.accuracy_line(
+            data["days"], title=_("Accuracy over time"),
+            desc=_("Your accuracy on each practice day: ")
+            + "; ".join(f"{d['date']} {_pct(d['accuracy'])}" for d in data["days"] if d["accuracy"] is not None)),
+        "calendar": charts.calendar(
+            data["days"], today, title=_("Practice calendar"),
+            desc=_("One square per day of the last twelve weeks, darker with more attempts. Practice days: ")
+            + (", ".join(d["date"] for d in data["days"][-84:]) or _("none yet"))),
+    }
+    return render_template("learner/progress.html", data=data, pictures=pictures, pct=_pct)
+
+
+@bp.get("/review")
+def review_page():
+    data = review.queue(get_session(), current_learner_id(), lang=_lang())
+    return render_template("learner/review.html", data=data)
+
+
+@bp.get("/review/next")
+def review_next():
+    """The oldest due question, as a new random variant (recall the method, not the number)."""
+    from checkers.bank import VARIANT_MAX
+
+    data = review.queue(get_session(), current_learner_id(), limit=1)
+    if not data["due"]:
+        return redirect(url_for("learning.review_page"))
+    return redirect(url_for("web.question", qid=data["due"][0]["question_id"],
+                            variant=secrets.randbelow(int(VARIANT_MAX)), review=1))
+
+
+@bp.post("/review/rate")
+def review_rate():
+    qid = request.form.get("question_id", "")
+    try:
+        review.self_rate(get_session(), current_learner_id(), qid, request.form.get("rating", ""))
+    except ServiceError as exc:
+        return render_template("learner/review.html", data=review.queue(get_session(), current_learner_id(),
+                                                                        lang=_lang()), error=exc), exc.status
+    if request.form.get("next") == "review":
+        return redirect(url_for("learning.review_next"))
+    return redirect(url_for("learning.review_page"))
+
+
+def _lang() -> str:
+    from ..i18n import current_lang
+
+    return current_lang()

@@ -1,0 +1,206 @@
+"""Spaced review with FSRS (the ``fsrs`` package, py-fsrs): one card per learner and question.
+
+A card is a *question*, not a part: the review page serves a fresh random variant of the whole question,
+and its parts test one method together, so recalling the method is one memory. The card's fields are the
+``fsrs.Card`` fields, stored in ``review_cards`` (portable columns: the schedule survives restarts,
+migrations and a move from SQLite to PostgreSQL).
+
+Rating an attempt (:func:`attempt_rating`) from its graded (non-free-text) parts:
+
+* full marks, and no earlier attempt on the question within :data:`RETRY_WINDOW` fell short -> Good;
+* full marks after such a retry -> Hard;
+* anything less (wrong, partial, a part left out) -> Again.
+
+The service shows the worked solution after every submission and does not time answers, so "solution
+revealed" is not a separate case and Easy comes only from the learner. Free-text parts cannot be graded:
+an attempt that answers one waits for the learner's own rating (Again / Hard / Good / Easy, after reading
+the key points); the card then takes the lower of that rating and the graded parts' rating.
+
+Scheduling uses FSRS's default parameters, retention 0.9, without interval fuzzing so that a due date is
+predictable (and testable).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Mapping
+
+from fsrs import Card, Rating, Scheduler, State
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import Conflict, ValidationError
+from ..models import Attempt, QuestionVersion, ReviewCard
+from ..timeutil import iso_utc
+from . import common
+from .common import EPS, aware, localized
+
+RETRY_WINDOW = timedelta(hours=12)
+RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
+RATING_NAMES = {int(r): name for name, r in RATINGS.items()}
+STATE_NAMES = {int(State.Learning): "learning", int(State.Review): "review", int(State.Relearning): "relearning"}
+
+SCHEDULER = Scheduler(enable_fuzzing=False)
+
+
+def parse_rating(value: Any, field: str = "rating") -> Rating:
+    """``again|hard|good|easy`` or ``1..4``."""
+    if isinstance(value, str) and value.strip().lower() in RATINGS:
+        return RATINGS[value.strip().lower()]
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4:
+        return Rating(value)
+    raise ValidationError("rating must be one of again, hard, good, easy (or 1-4)", field)
+
+
+def to_card(row: ReviewCard) -> Card:
+    return Card(card_id=1, state=State(row.state), step=row.step, stability=row.stability,
+                difficulty=row.difficulty, due=aware(row.due), last_review=aware(row.last_review))
+
+
+def _store(row: ReviewCard, card: Card, rating: Rating) -> None:
+    row.state, row.step = int(card.state), card.step
+    row.stability, row.difficulty = card.stability, card.difficulty
+    row.due, row.last_review = card.due, card.last_review
+    row.reps = (row.reps or 0) + 1
+    if rating == Rating.Again and row.last_rating is not None:
+        row.lapses = (row.lapses or 0) + 1
+    row.last_rating = int(rating)
+    row.pending_attempt_id = None
+    row.pending_rating = None
+
+
+def _new_row(learner_id: str, question_id: str, at: datetime) -> ReviewCard:
+    return ReviewCard(learner_id=learner_id, question_id=question_id, state=int(State.Learning), step=0,
+                      due=at, reps=0, lapses=0)
+
+
+def review(row: ReviewCard, rating: Rating, at: datetime) -> ReviewCard:
+    """Apply one FSRS review to ``row`` (not committed)."""
+    card, _log = SCHEDULER.review_card(to_card(row), rating, review_datetime=at)
+    _store(row, card, rating)
+    return row
+
+
+def _freetext_ids(data: Mapping[str, Any]) -> set[str]:
+    return {p["id"] for p in data.get("parts") or [] if p.get("kind") == "freetext"}
+
+
+def _answered(value: Any) -> bool:
+    return value is not None and not (isinstance(value, str) and not value.strip())
+
+
+def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any]) -> Rating | None:
+    """The graded parts' rating of ``attempt`` (None when no graded part counted)."""
+    free = _freetext_ids(data)
+    graded = {pid: v for pid, v in (attempt.verdicts or {}).items() if pid not in free}
+    if not any(v.get("counted") for v in graded.values()):
+        return None
+    full = all(v.get("counted") and float(v.get("score") or 0) >= 1 - EPS
+               for v in graded.values() if float(v.get("weight", 1)) > 0)
+    if not full:
+        return Rating.Again
+    since = aware(attempt.created_at) - RETRY_WINDOW
+    earlier = session.execute(select(Attempt.score, Attempt.max_score).where(
+        Attempt.learner_id == attempt.learner_id, Attempt.question_id == attempt.question_id,
+        Attempt.id != attempt.id, Attempt.counted.is_(True), Attempt.created_at >= since,
+        Attempt.created_at <= attempt.created_at)).all()
+    return Rating.Hard if any(s < m - EPS for s, m in earlier) else Rating.Good
+
+
+def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
+                   at: datetime | None = None) -> dict[str, Any] | None:
+    """Update the learner's card for a stored attempt (committed); what the attempt's response shows
+    under ``review``, or None when nothing could be rated."""
+    at = at or common.now()
+    rating = attempt_rating(session, attempt, data)
+    free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in _freetext_ids(data))
+    if rating is None and not free_answered:
+        return None
+    row = session.get(ReviewCard, (attempt.learner_id, attempt.question_id))
+    if row is None:
+        row = _new_row(attempt.learner_id, attempt.question_id, at)
+        session.add(row)
+    if free_answered:
+        row.pending_attempt_id = attempt.id
+        row.pending_rating = int(rating) if rating is not None else None
+        session.commit()
+        return {"needs_self_rating": True, "graded_rating": RATING_NAMES.get(int(rating)) if rating else None}
+    review(row, rating, at)
+    session.commit()
+    return card_view(row) | {"needs_self_rating": False}
+
+
+def self_rate(session: Session, learner_id: str, question_id: Any, rating: Any,
+              at: datetime | None = None) -> dict[str, Any]:
+    """The learner's own rating of their latest free-text answer to ``question_id`` (committed)."""
+    chosen = parse_rating(rating)
+    if not isinstance(question_id, str) or not question_id or len(question_id) > 80:
+        raise ValidationError("question_id must be a question id", "question_id")
+    row = session.get(ReviewCard, (learner_id, question_id))
+    if row is None or row.pending_attempt_id is None:
+        raise Conflict("no answer of yours to this question is waiting for a rating (submit one first)",
+                       "question_id", code="nothing_to_rate")
+    final = min(chosen, Rating(row.pending_rating)) if row.pending_rating else chosen
+    review(row, final, at or common.now())
+    session.commit()
+    return card_view(row) | {"rating": RATING_NAMES[int(final)]}
+
+
+def card_view(row: ReviewCard) -> dict[str, Any]:
+    return {"question_id": row.question_id, "due": iso_utc(row.due), "state": STATE_NAMES.get(row.state),
+            "stability": row.stability, "difficulty": row.difficulty, "reps": row.reps, "lapses": row.lapses,
+            "last_rating": RATING_NAMES.get(row.last_rating) if row.last_rating else None,
+            "last_review": iso_utc(row.last_review), "pending_self_rating": row.pending_attempt_id is not None}
+
+
+def _day_end(at: datetime, days: int) -> datetime:
+    start = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    return start + timedelta(days=days)
+
+
+def queue(session: Session, learner_id: str | None, *, lang: str = "en", at: datetime | None = None,
+          limit: int = 100) -> dict[str, Any]:
+    """Due cards (oldest due first), those coming due later today (``upcoming``), the cards waiting for a self-rating, counts of cards due by the end of
+    today / during tomorrow / within 7 days (UTC days), and when the next card not yet due is due."""
+    at = at or common.now()
+    empty = {"due": [], "upcoming": [], "pending": [], "counts": {"due_now": 0, "today": 0, "tomorrow": 0, "week": 0, "cards": 0},
+             "next_due": None}
+    if not learner_id:
+        return empty
+    rows = session.execute(
+        select(ReviewCard, QuestionVersion).join(QuestionVersion, (QuestionVersion.question_id == ReviewCard.question_id)
+                                                 & (QuestionVersion.status == "published"))
+        .where(ReviewCard.learner_id == learner_id).order_by(ReviewCard.due, ReviewCard.question_id)).all()
+    out = empty | {"due": [], "upcoming": [], "pending": []}
+    today, tomorrow, week = _day_end(at, 1), _day_end(at, 2), at + timedelta(days=7)
+    counts = {"due_now": 0, "today": 0, "tomorrow": 0, "week": 0, "cards": len(rows)}
+    next_due = None
+    for row, version in rows:
+        entry = card_view(row) | {"title": localized(version.data.get("title"), lang) or row.question_id,
+                                  "level": version.level, "tags": list(version.data.get("tags") or [])}
+        if row.pending_attempt_id is not None:
+            out["pending"].append(entry)
+            continue
+        due = aware(row.due)
+        if due <= at:
+            counts["due_now"] += 1
+            if len(out["due"]) < limit:
+                out["due"].append(entry)
+        else:
+            if next_due is None:
+                next_due = due
+            if due <= today and len(out["upcoming"]) < limit:
+                out["upcoming"].append(entry)
+        if due <= today:
+            counts["today"] += 1
+        elif due <= tomorrow:
+            counts["tomorrow"] += 1
+        if due <= week:
+            counts["week"] += 1
+    out["counts"] = counts
+    out["next_due"] = iso_utc(next_due)
+    return out
+
+
+def cards_by_question(session: Session, learner_id: str) -> dict[str, ReviewCard]:
+    return {r.question_id: r for r in session.scalars(select(ReviewCard).where(ReviewCard.learner_id == learner_id))}
