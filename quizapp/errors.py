@@ -2,12 +2,16 @@
 
     {"error": {"code": ..., "message": ..., "field": ...}}
 
-Services raise these (never Flask exceptions), so the web blueprint can catch them too.
+Services raise these (never Flask exceptions), so the web blueprint can catch them too. A message may be
+a :class:`quizapp.i18n.Message`: the envelope then carries it in the request's language, while
+``err.message`` stays the English text (logs, the CLI).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from .i18n import Message, text
 
 
 class ServiceError(Exception):
@@ -27,17 +31,22 @@ class ServiceError(Exception):
         if code is not None:
             cls.code = code
 
-    def __init__(self, message: str, field: str | None = None, *, code: str | None = None,
+    def __init__(self, message: str | Message, field: str | None = None, *, code: str | None = None,
                  extra: dict[str, Any] | None = None):
-        super().__init__(message)
-        self.message = message
+        super().__init__(str(message))
+        self.message = str(message)
+        self.text = message
         self.field = field
         if code:
             self.code = code
         self.extra = dict(extra or {})
 
+    def localized(self) -> str:
+        """The message in the current locale (English when it was not written as a Message)."""
+        return text(self.text)
+
     def envelope(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
+        body: dict[str, Any] = {"code": self.code, "message": self.localized(), "field": self.field}
         body.update(self.extra)
         return {"error": body}
 

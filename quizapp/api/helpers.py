@@ -1,4 +1,5 @@
-"""Request parsing for the API: JSON bodies and typed fields, each error naming its field."""
+"""Request parsing for the API: JSON bodies and typed fields, each error naming its field (messages are
+gettext msgids, shown in the request's language)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
+from ..i18n import N_, Message, note_body_lang
 from ..services.answers import norm_lang, type_name
 
 _MISSING = object()
@@ -22,28 +24,35 @@ def json_body() -> dict[str, Any]:
     """The request's JSON object: 415 unless the body is JSON, 413 if too large, 400 if malformed."""
     mimetype = request.mimetype or ""
     if not (mimetype == "application/json" or mimetype.endswith("+json")):
-        raise UnsupportedMediaType("send the body as JSON with Content-Type: application/json",
+        raise UnsupportedMediaType(Message(N_("send the body as JSON with Content-Type: application/json")),
                                    "Content-Type")
     try:
         raw = request.get_data(cache=True)
     except RequestEntityTooLarge:
-        raise PayloadTooLarge(f"request body larger than {request.max_content_length} bytes") from None
+        raise PayloadTooLarge(_too_large()) from None
     if request.max_content_length is not None and len(raw) > request.max_content_length:
-        raise PayloadTooLarge(f"request body larger than {request.max_content_length} bytes")
+        raise PayloadTooLarge(_too_large())
     try:
         text = raw.decode("utf-8")
         data = json.loads(text, parse_constant=_reject_constant)
     except UnicodeDecodeError:
-        raise BadRequest("the body is not UTF-8", None, code="malformed_json") from None
+        raise BadRequest(Message(N_("the body is not UTF-8")), None, code="malformed_json") from None
     except RecursionError:
-        raise BadRequest("the JSON body is nested too deeply", None, code="malformed_json") from None
+        raise BadRequest(Message(N_("the JSON body is nested too deeply")), None, code="malformed_json") from None
     except ValueError as exc:
-        raise BadRequest(f"malformed JSON: {exc}", None, code="malformed_json") from None
+        raise BadRequest(Message(N_("malformed JSON: %(detail)s"), detail=str(exc)), None,
+                         code="malformed_json") from None
     except RecursionError:
         raise BadRequest("malformed JSON: nested too deeply", None, code="malformed_json") from None
     if not isinstance(data, dict):
-        raise BadRequest(f"the JSON body must be an object, got {type_name(data)}", None, code="malformed_json")
+        raise BadRequest(Message(N_("the JSON body must be an object, got %(got)s"), got=type_name(data)), None,
+                         code="malformed_json")
+    note_body_lang(data.get("lang"))  # later errors of this request speak the body's language
     return data
+
+
+def _too_large() -> Message:
+    return Message(N_("request body larger than %(n)s bytes"), n=request.max_content_length)
 
 
 def field(body: dict, name: str, kind: type | tuple[type, ...], *, required: bool = True,
@@ -52,30 +61,39 @@ def field(body: dict, name: str, kind: type | tuple[type, ...], *, required: boo
     path = path or name
     if value is _MISSING or value is None:
         if required:
-            raise ValidationError(f"{path} is required", path, code="missing_field")
+            raise ValidationError(Message(N_("%(field)s is required"), field=path), path, code="missing_field")
         return default
     kinds = kind if isinstance(kind, tuple) else (kind,)
     ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
     if not ok:
-        names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
-        raise ValidationError(f"{path} must be {names}, got {type_name(value)}", path)
+        raise ValidationError(Message(N_("%(field)s must be %(expected)s, got %(got)s"), field=path,
+                                      expected=_kinds_text(kinds), got=type_name(value)), path)
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
         # Integers travel to the database (64-bit columns) and to JavaScript (exact up to 2^53).
-        raise ValidationError(f"{path} is out of range (|n| <= 2^53)", path)
+        raise ValidationError(Message(N_("%(field)s is out of range (|n| <= 2^53)"), field=path), path)
     return value
 
 
 MAX_JSON_INT = 2 ** 53
 
-_KIND_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
-               bool: "a boolean"}
+_KIND_NAMES = {str: N_("a string"), int: N_("an integer"), float: N_("a number"), dict: N_("an object"),
+               list: N_("a list"), bool: N_("a boolean")}
+
+
+def _kinds_text(kinds: tuple[type, ...]) -> Message | str:
+    """``a string or a number``, each name translated when shown."""
+    names: list[Message | str] = [Message(_KIND_NAMES[k]) if k in _KIND_NAMES else k.__name__ for k in kinds]
+    out = names[0]
+    for name in names[1:]:
+        out = Message(N_("%(first)s or %(second)s"), first=out, second=name)
+    return out
 
 
 def check_unknown(body: dict, allowed: set[str]) -> None:
     for key in body:
         if key not in allowed:
-            raise ValidationError(f"unknown field {key!r} (allowed: {', '.join(sorted(allowed))})", key,
-                                  code="unknown_field")
+            raise ValidationError(Message(N_("unknown field %(field)s (allowed: %(allowed)s)"), field=repr(key),
+                                          allowed=", ".join(sorted(allowed))), key, code="unknown_field")
 
 
 def request_lang(body: dict | None = None) -> str:
@@ -91,7 +109,8 @@ def query_int(name: str) -> int | None:
     try:
         return int(raw, 10)
     except ValueError:
-        raise ValidationError(f"{name} must be an integer, got {raw!r}", name) from None
+        raise ValidationError(Message(N_("%(field)s must be an integer, got %(got)s"), field=name, got=repr(raw)),
+                              name) from None
 
 
 def limit_small_bodies(large_endpoints: set[str] | frozenset[str]) -> None:

@@ -24,7 +24,7 @@ from ..db import get_session
 from ..errors import ServiceError
 from ..headers import set_security_headers
 from ..rendering import render_inline, render_markdown
-from ..web.i18n import current_lang, remember_lang, t
+from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
 from . import service
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
@@ -65,9 +65,9 @@ def _guard():
     csrf_token()  # every page (login included) gets a token in the session
     if request.method not in ("GET", "HEAD", "OPTIONS") and not check_csrf():
         if request.is_json:
-            return jsonify({"error": {"code": "csrf_failed", "message": "missing or wrong CSRF token",
+            return jsonify({"error": {"code": "csrf_failed", "message": gettext("missing or wrong CSRF token"),
                                       "field": "csrf_token"}}), 403
-        abort(403, "missing or wrong CSRF token")
+        abort(403, gettext("missing or wrong CSRF token"))
     if request.endpoint in PUBLIC:
         return None
     who = _principal()
@@ -76,7 +76,7 @@ def _guard():
             return redirect(url_for("author.login", next=request.full_path))
         abort(401)
     if not who.is_author:
-        abort(403, "author rights required")
+        abort(403, gettext("author rights required"))
     return None
 
 
@@ -90,19 +90,19 @@ def _headers(response):
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"csrf_token": csrf_token, "who": _principal(), "t": t, "lang": current_lang(),
-            "other_lang": _other_lang, "lang_switch_url": _lang_switch_url}
+    return {"csrf_token": csrf_token, "who": _principal(), "lang": current_lang(),
+            "lang_switch_url": _lang_switch_url, "status_labels": STATUS_LABELS}
 
 
-def _other_lang() -> str:
-    return "en" if current_lang() == "zh" else "zh"
+#: A version's status as the pages show it.
+STATUS_LABELS = {"draft": N_("draft"), "published": N_("published"), "retired": N_("retired")}
 
 
-def _lang_switch_url() -> str:
-    """The same page in the other language (a GET page; after a POST, the question list or the login)."""
+def _lang_switch_url(code: str) -> str:
+    """The same page in language ``code`` (a GET page; after a POST, the question list or the login)."""
     endpoint = request.endpoint or ""
     args = request.args.to_dict() if request.method == "GET" else {}
-    args["lang"] = _other_lang()
+    args["lang"] = code
     if request.method != "GET" or not endpoint.startswith("author.") or endpoint == "author.static":
         endpoint = "author.login" if endpoint == "author.login" or _principal() is None else "author.index"
         return url_for(endpoint, lang=args["lang"])
@@ -130,9 +130,9 @@ def login():
         db = get_session()
         attempt = throttle.begin(db, username, request.remote_addr, throttle.Policy.from_config(current_app.config))
         if attempt.refused:  # locked out: no password check at all
+            error = gettext("Too many failed logins. Try again in %(n)s seconds.", n=attempt.retry_after)
             response = current_app.make_response((render_template(
-                "author/login.html", error=t("author_login_throttled", n=attempt.retry_after),
-                retry_after=attempt.retry_after), 429))
+                "author/login.html", error=error, retry_after=attempt.retry_after), 429))
             response.headers["Retry-After"] = str(attempt.retry_after)
             return response
         who = authenticate_password(db, username, request.form.get("password", ""))
@@ -143,7 +143,7 @@ def login():
             csrf_token()
             return redirect(_safe_next(request.args.get("next")))
         throttle.failed(db, attempt)
-        error = t("author_login_wrong")
+        error = gettext("Wrong username or password.")
     return render_template("author/login.html", error=error), (401 if error else 200)
 
 
@@ -174,17 +174,21 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
 
     view = public_view(data, seed, lang)
     sol = solution_view(data, seed, lang)
+    with force_locale(lang):  # the preview's labels follow its own language, not the page's
+        labels = {"expected": gettext("Expected:"), "solution": gettext("Solution"),
+                  "pitfalls": gettext("Pitfalls")}
+        part_labels = [gettext("Part %(id)s", id=p.get("id")) for p in view.get("parts") or []]
     parts = []
-    for p in view.get("parts") or []:
+    for p, label in zip(view.get("parts") or [], part_labels):
         parts.append({
-            "id": p.get("id"), "kind": p.get("kind"),
+            "id": p.get("id"), "kind": p.get("kind"), "label": label,
             "prompt_html": render_markdown(p.get("prompt") or ""),
             "hint_html": render_markdown(p["hint"]) if p.get("hint") else None,
             "options": [{"id": str(o.get("id")), "text_html": render_inline(o.get("text") or "")}
                         for o in p.get("options") or []],
         })
     return {
-        "seed": seed, "lang": lang,
+        "seed": seed, "lang": lang, "labels": labels,
         "title_html": render_inline(view.get("title") or view.get("id") or ""),
         "prompt_html": render_markdown(view.get("prompt") or ""),
         "parts": parts,
@@ -207,7 +211,7 @@ def _preview_or_error(data: Any, seed: int, lang: str) -> tuple[dict | None, str
 
 def _editor(qid: str | None, text: str, *, version=None, report=None, errors=None, status: int = 200):
     seed = _seed_arg(request.values.get("seed", 0))
-    lang = "zh" if request.values.get("lang") == "zh" else "en"  # the preview's language (its own select)
+    lang = norm_lang(request.values.get("lang")) or "en"  # the preview's language (its own select)
     preview, preview_error = None, None
     from checkers.bank import BankError
     from .yamlsafe import parse_yaml
@@ -260,9 +264,10 @@ def save():
         failures = exc.extra.get("failures") or [{"part": None, "seed": None, "reason": exc.message}]
         return _editor(qid, text, errors=failures, status=exc.status)
     if body["selftest"]["ok"]:
-        flash(t("author_flash_saved", n=body["version"]))
+        flash(gettext("Saved version %(n)s (self-test passed).", n=body["version"]))
     else:
-        flash(t("author_flash_saved_failures", n=body["version"], f=len(body["selftest"]["failures"])))
+        flash(gettext("Saved version %(n)s (%(f)s self-test failure(s)).", n=body["version"],
+                      f=len(body["selftest"]["failures"])))
     return redirect(url_for("author.edit", qid=body["question_id"], version=body["version"]))
 
 
@@ -282,7 +287,7 @@ def publish(qid: str):
             return _editor(qid, dump_question(v.data), version=vb, report=vb["selftest"], errors=failures,
                            status=exc.status)
         return redirect(url_for("author.edit", qid=qid, version=number))
-    flash(t("author_flash_published", n=body["version"]))
+    flash(gettext("Published version %(n)s.", n=body["version"]))
     return redirect(url_for("author.edit", qid=qid, version=body["version"]))
 
 
@@ -290,7 +295,7 @@ def publish(qid: str):
 def retire(qid: str):
     try:
         service.retire(get_session(), qid)
-        flash(t("author_flash_retired", qid=qid))
+        flash(gettext("Retired %(qid)s: learners no longer see it.", qid=qid))
     except ServiceError as exc:
         flash(exc.message)
     return redirect(url_for("author.edit", qid=qid))
@@ -304,9 +309,10 @@ def preview():
 
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("yaml"), str) or len(body["yaml"]) > PREVIEW_MAX_CHARS:
-        return jsonify({"error": {"code": "invalid_field", "message": "yaml must be a string", "field": "yaml"}}), 422
+        return jsonify({"error": {"code": "invalid_field", "message": gettext("yaml must be a string"),
+                                  "field": "yaml"}}), 422
     seed = _seed_arg(body.get("seed", 0))
-    lang = "zh" if body.get("lang") == "zh" else "en"
+    lang = norm_lang(body.get("lang")) or "en"
     try:
         data = parse_yaml(body["yaml"], "editor")
     except BankError as exc:
@@ -337,7 +343,7 @@ def revoke(token_id: int):
     who = _principal()
     try:
         revoke_token(get_session(), token_id, learner_id=who.learner_id)
-        flash(t("author_flash_revoked", id=token_id))
+        flash(gettext("Token %(id)s revoked.", id=token_id))
     except AccountError as exc:
         flash(exc.message)
     return redirect(url_for("author.tokens"))

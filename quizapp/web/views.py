@@ -9,14 +9,17 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from flask import g, jsonify, redirect, render_template, request, url_for
+from flask import jsonify, redirect, render_template, request, url_for
 
 from quizapp.api.helpers import limit_small_bodies
 from quizapp.headers import set_security_headers
 from quizapp.rendering import plain_text, render_inline, render_markdown
 
+from ..kind_assets import kind_scripts, kind_template
 from . import bp, data
-from .i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, LANGS, current_lang, js_strings, t
+from quizapp.i18n import gettext
+
+from .i18n import LANGS, current_lang, js_strings, level_label, remember_lang, t
 
 LEVELS = ("L1", "L2", "L3")
 
@@ -35,9 +38,7 @@ def _pick_language() -> None:
 @bp.after_request
 def _security_headers(response):
     set_security_headers(response)
-    if getattr(g, "_quiz_lang_set_cookie", False):
-        response.set_cookie(LANG_COOKIE, g._quiz_lang, max_age=LANG_COOKIE_MAX_AGE, samesite="Lax",
-                            httponly=False, secure=request.is_secure)
+    remember_lang(response)
     if response.mimetype == "text/html":
         response.headers.setdefault("Cache-Control", "no-store")
     return response
@@ -45,16 +46,12 @@ def _security_headers(response):
 
 @bp.context_processor
 def _template_helpers() -> dict[str, Any]:
-    return {"t": t, "lang_switch_url": _lang_switch_url, "other_lang": _other_lang}
+    return {"t": t, "lang_switch_url": _lang_switch_url, "level_label": level_label}
 
 
-def _other_lang() -> str:
-    return "en" if current_lang() == "zh" else "zh"
-
-
-def _lang_switch_url() -> str:
+def _lang_switch_url(code: str) -> str:
     args = request.args.to_dict()
-    args["lang"] = _other_lang()
+    args["lang"] = code
     endpoint = request.endpoint or "web.home"
     if not endpoint.startswith("web.") or endpoint == "web.static":
         endpoint = "web.home"
@@ -120,7 +117,7 @@ def home():
             })
         items.sort(key=lambda it: (_ref_key(it["ref"]), it["id"]))
         shown += len(items)
-        groups.append({"level": lvl, "label": t(f"level_{lvl}"), "questions": items})
+        groups.append({"level": lvl, "label": level_label(lvl), "questions": items})
     return render_template(
         "web/home.html", lang=lang, groups=groups, all_tags=all_tags, level=level, tag=tag, levels=LEVELS,
         shown=shown,
@@ -189,9 +186,11 @@ def _page_part(part: dict[str, Any]) -> dict[str, Any]:
     out = dict(part)
     out["prompt_html"] = render_markdown(part.get("prompt") or "")
     out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
-    if part.get("kind") == "choice":
+    # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
+    out["template"] = kind_template(part.get("kind"))
+    if isinstance(part.get("options"), list):  # options a learner picks from: their texts are Markdown
         out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "")}
-                          for o in part.get("options") or []]
+                          for o in part["options"] if isinstance(o, dict) and "id" in o]
     for key in ("start", "goal"):
         if isinstance(part.get(key), list):
             out[key] = " = ".join(str(x) for x in part[key])
@@ -228,7 +227,8 @@ def question(qid: str):
         "render": url_for("web.render"),
         "i18n": js_strings(lang),
     }
-    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config)
+    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config,
+                           kind_scripts=kind_scripts(p["kind"] for p in page["parts"]))
 
 
 # --------------------------------------------------------------------------- rendering for the script
@@ -239,19 +239,19 @@ def render():
     body = request.get_json(silent=True)
     items = body.get("items") if isinstance(body, dict) else None
     if not isinstance(items, list) or len(items) > RENDER_MAX_ITEMS:
-        return jsonify({"error": {"code": "invalid_field", "message": "items must be a list of strings",
+        return jsonify({"error": {"code": "invalid_field", "message": gettext("items must be a list of strings"),
                                   "field": "items"}}), 422
     total = 0
     out = []
     for i, item in enumerate(items):
         text = item if isinstance(item, str) else ("" if item is None else str(item))
         if not _encodable(text):
-            return jsonify({"error": {"code": "invalid_field", "message": "items must be valid Unicode text",
-                                      "field": f"items[{i}]"}}), 422
+            message = gettext("items must be valid Unicode text")
+            return jsonify({"error": {"code": "invalid_field", "message": message, "field": f"items[{i}]"}}), 422
         total += len(text)
         if total > RENDER_MAX_CHARS:
-            return jsonify({"error": {"code": "payload_too_large", "message": "too much text to render",
-                                      "field": "items"}}), 413
+            message = gettext("too much text to render")
+            return jsonify({"error": {"code": "payload_too_large", "message": message, "field": "items"}}), 413
         out.append(str(render_markdown(text)))
     return jsonify({"html": out})
 

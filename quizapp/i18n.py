@@ -1,0 +1,142 @@
+"""Interface language: Flask-Babel with gettext catalogs in ``quizapp/translations`` (msgids are the
+English text, ``%(name)s`` placeholders; ``docs/translations.md``).
+
+Pages pick the language from ``?lang=`` (remembered in a cookie), then that cookie, then
+``Accept-Language``, else English. The JSON API answers in the request's ``lang`` (query, or the JSON
+body's ``lang`` field), else English. The supported languages are :data:`checkers.languages.LANGS`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g, request
+from flask_babel import Babel, force_locale, get_locale, gettext
+
+from checkers.languages import DEFAULT_LANG, HTML_LANG, LANGS, NATIVE_NAMES, norm_lang
+
+TRANSLATIONS = Path(__file__).with_name("translations")
+LANG_COOKIE = "quiz_lang"
+LANG_COOKIE_MAX_AGE = 400 * 24 * 3600  # the longest lifetime browsers keep (RFC 6265bis, 400 days)
+
+babel = Babel()
+
+
+def N_(msgid: str) -> str:
+    """Mark ``msgid`` for extraction without translating it yet (gettext's ``gettext_noop``)."""
+    return msgid
+
+
+class Message:
+    """Text to show in the reader's language, translated when it is shown rather than when it is made:
+    a msgid (English, ``%(name)s`` placeholders) and its values, which may be Messages themselves.
+
+    ``str(message)`` is the English text (logs, plain-text pages); :meth:`translate` follows the
+    current locale. Write the msgid through :func:`N_` so ``pybabel extract`` finds it.
+    """
+
+    __slots__ = ("msgid", "params")
+
+    def __init__(self, msgid: str, **params: Any):
+        self.msgid = msgid
+        self.params = params
+
+    def translate(self) -> str:
+        values = {k: (v.translate() if isinstance(v, Message) else v) for k, v in self.params.items()}
+        return gettext(self.msgid, **values)
+
+    def __str__(self) -> str:
+        values = {k: str(v) for k, v in self.params.items()}
+        return self.msgid % values if values else self.msgid
+
+    def __repr__(self) -> str:
+        return f"Message({self.msgid!r}, **{self.params!r})"
+
+
+def text(message: Any) -> str:
+    """``message`` in the current locale when it is a :class:`Message`, else as it is."""
+    return message.translate() if isinstance(message, Message) else str(message)
+
+
+# --------------------------------------------------------------------------- choosing the language
+
+def _is_api() -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_lang() -> str:
+    """``?lang=`` (remembered in a cookie), then the cookie, then ``Accept-Language``, else English."""
+    cached = g.get("_quiz_lang")
+    if cached:
+        return cached
+    cookie = norm_lang(request.cookies.get(LANG_COOKIE))
+    lang = norm_lang(request.args.get("lang"))
+    if lang:
+        g._quiz_lang_set_cookie = lang != cookie
+    else:
+        # best_match falls back to primary subtags: "zh-CN,zh;q=0.9" matches "zh".
+        lang = cookie or norm_lang(request.accept_languages.best_match(LANGS)) or DEFAULT_LANG
+    g._quiz_lang = lang
+    return lang
+
+
+def note_body_lang(value: Any) -> None:
+    """The JSON body's ``lang`` field, kept for error messages of the same request."""
+    lang = norm_lang(value)
+    if lang:
+        g._quiz_api_lang = lang
+
+
+def api_lang() -> str:
+    """The language of an API response's messages: ``?lang=``, then the body's ``lang``, else English."""
+    return norm_lang(request.args.get("lang")) or g.get("_quiz_api_lang") or DEFAULT_LANG
+
+
+def select_locale() -> str:
+    """Flask-Babel's locale selector."""
+    return api_lang() if _is_api() else page_lang()
+
+
+def current_lang() -> str:
+    """The language of the current request (a member of ``LANGS``)."""
+    return norm_lang(str(get_locale())) or DEFAULT_LANG
+
+
+def remember_lang(response):
+    """Set the language cookie when ``?lang=`` chose a language other than the cookie's; returns it."""
+    if g.get("_quiz_lang_set_cookie"):
+        response.set_cookie(LANG_COOKIE, g._quiz_lang, max_age=LANG_COOKIE_MAX_AGE, samesite="Lax",
+                            httponly=False, secure=request.is_secure)
+        g._quiz_lang_set_cookie = False
+    return response
+
+
+# --------------------------------------------------------------------------- page helpers
+
+def other_langs() -> list[str]:
+    """The languages the page's switch offers (all but the current one)."""
+    lang = current_lang()
+    return [code for code in LANGS if code != lang]
+
+
+def switch_label(code: str) -> str:
+    """The switch's tooltip, written in the target language ("Switch to English", in Chinese for zh)."""
+    with force_locale(code):
+        return gettext("Switch to %(language)s", language=NATIVE_NAMES[code])
+
+
+def template_helpers() -> dict[str, Any]:
+    return {"lang": current_lang(), "all_langs": LANGS, "other_langs": other_langs, "switch_label": switch_label,
+            "native_name": NATIVE_NAMES.__getitem__, "html_lang": HTML_LANG.__getitem__}
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANG)
+    babel.init_app(app, locale_selector=select_locale)
+    app.context_processor(template_helpers)
+
+
+__all__ = ["LANGS", "LANG_COOKIE", "Message", "N_", "api_lang", "current_lang", "force_locale", "gettext",
+           "init_app", "note_body_lang", "page_lang", "remember_lang", "text"]
