@@ -31,7 +31,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("QUIZ_SKIP_DB"):  # used by migrations/env.py to read the URL only
         return app
 
-    from . import db, errors_http, learners
+    from . import db, errors_http, i18n, learners
+    i18n.init_app(app)
     db.init_app(app)
     learners.init_app(app)
     errors_http.init_app(app)

@@ -12,15 +12,21 @@ from ..errors import ValidationError
 MAX_TEXT = 4000
 MAX_LINES = 100
 MAX_ARRAY_ELEMENTS = 100_000
-LANGS = ("en", "zh")
 
 
 def norm_lang(lang: Any, field: str = "lang") -> str:
+    """An API request's ``lang``: absent means English; one outside :data:`LANGS` is a 422 naming ``field``."""
+    from checkers.languages import LANGS, norm_lang as supported
+
+    from ..i18n import N_, Message
+
     if lang in (None, ""):
-        return "en"
-    if not isinstance(lang, str) or lang.lower().split("-")[0] not in LANGS:
-        raise ValidationError("lang must be 'en' or 'zh'", field)
-    return lang.lower().split("-")[0]
+        return LANGS[0]
+    value = supported(lang)
+    if value is None:
+        raise ValidationError(Message(N_("%(field)s must be one of %(langs)s"), field=field,
+                                      langs=", ".join(repr(code) for code in LANGS)), field)
+    return value
 
 
 def _text(value: Any, field: str, limit: int = MAX_TEXT) -> str:
