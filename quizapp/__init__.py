@@ -40,6 +40,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from .api import bp as api_bp
     app.register_blueprint(api_bp)
 
+    from . import kind_assets  # each answer kind's widget template and browser script, from its folder
+    kind_assets.init_app(app)
+
     from .authoring import api as authoring_api, pages as authoring_pages  # issue 6: authors
     app.register_blueprint(authoring_api.bp)
     app.register_blueprint(authoring_pages.bp)

@@ -77,7 +77,7 @@ SCHEMAS: dict[str, Any] = {
         "questions": {"type": "array", "items": _ref("QuestionSummary")}}},
     "PublicPart": {"type": "object", "properties": {
         "id": {"type": "string"},
-        "kind": {"type": "string", "enum": ["numeric", "array", "symbolic", "derivation", "choice", "freetext"]},
+        "kind": {"type": "string", "enum": []},
         "prompt": MESSAGE, "hint": {"type": ["string", "null"]}, "weight": {"type": "number"},
         "options": {"type": "array", "items": {"type": "object", "properties": {
             "id": {"type": "string"}, "text": {"type": "string"}}}},
@@ -288,6 +288,18 @@ from ..authoring.openapi import SECURITY_SCHEMES as _AUTHORING_SECURITY, merge a
 _merge_authoring(PATHS, SCHEMAS)
 
 
+def _schemas() -> dict[str, Any]:
+    """The schemas, with the part kinds read from the registry when the document is served (so a kind
+    registered after import is listed too)."""
+    from checkers.kinds import kind_names
+
+    schemas = dict(SCHEMAS)
+    part = dict(schemas["PublicPart"])
+    part["properties"] = {**part["properties"], "kind": {"type": "string", "enum": kind_names()}}
+    schemas["PublicPart"] = part
+    return schemas
+
+
 def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -297,7 +309,7 @@ def document() -> dict[str, Any]:
                                 "(quiz_learner) identifies the anonymous learner; keep it between requests."},
         "servers": [{"url": "/"}],
         "paths": PATHS,
-        "components": {"schemas": SCHEMAS, "securitySchemes": _AUTHORING_SECURITY},
+        "components": {"schemas": _schemas(), "securitySchemes": _AUTHORING_SECURITY},
     }
 
 

@@ -86,6 +86,17 @@ def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str
     return {"ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks, "failures": failures}
 
 
+def _mistakes_are_answers(kind: Any) -> bool:
+    """Whether the kind's known mistakes are answers that can be graded (its ``mistake_answers``)."""
+    from checkers.kinds import get_kind
+    from checkers.verdict import SpecError
+
+    try:
+        return get_kind(kind).mistake_answers
+    except SpecError:
+        return False
+
+
 def _mistakes_equal_to_correct(data: Mapping[str, Any], seeds: Iterable[int]) -> list[dict[str, Any]]:
     """Known mistakes that grade ``correct`` for a seed (so they can never give their feedback)."""
     from checkers import grading
@@ -99,7 +110,7 @@ def _mistakes_equal_to_correct(data: Mapping[str, Any], seeds: Iterable[int]) ->
         except Exception:  # noqa: BLE001 - reported by the self-test
             continue
         for part in data.get("parts") or []:
-            if part.get("kind") not in ("numeric", "array", "choice", "symbolic"):
+            if not _mistakes_are_answers(part.get("kind")):
                 continue
             for m in part.get("mistakes") or []:
                 try:

@@ -47,7 +47,9 @@ def check_variant(variant: Any, field: str = "variant") -> int:
 
 
 def _weight(part: Mapping[str, Any]) -> float:
-    return float(part.get("weight", 0 if part.get("kind") == "freetext" else 1))
+    from checkers.kinds import get_kind
+
+    return float(part.get("weight", get_kind(part.get("kind")).default_weight))
 
 
 def _grade_timeout() -> float | None:

@@ -6,9 +6,31 @@
  *   - Markdown (feedback, solutions) rendered and sanitised by the server's /render endpoint (nh3);
  *   - MathML from the validate/attempt API, which is rebuilt element by element from an allow-list
  *     (safeMath below), so no script, handler or link can come through.
+ *
+ * Nothing here knows an answer kind. Each kind's own script (checkers/kinds/<kind>/kind.js, loaded after
+ * this one on pages that use the kind) registers its hooks with QuizKinds.register(name, hooks):
+ *   collect(fieldset)        -> the part's answer, undefined when unanswered, or QuizKinds.invalid(...)
+ *                               when it cannot be sent (default: the trimmed text of #answer-<part>);
+ *   preview(raw, box)        -> live preview: null (nothing to show), {answer, source} (ask the server
+ *                               what it reads), or {done: true} (the kind showed it itself);
+ *   showExpected(pid, value) -> the node showing the expected answer after an attempt;
+ *   hideInterpretation       -> the verdict does not repeat the "interpreted as" line;
+ *   echoLines                -> a step-by-step verdict shows the typed lines next to each step;
+ *   setup(fieldset)          -> once, when the page starts (an editor, buttons of its own);
+ *   showVerdict(fs, verdict) -> adds the kind's own detail under the part's verdict.
+ * The page config lists the scripts of the kinds it shows (kind_scripts); this script loads them (same
+ * origin, so the strict CSP holds) and starts once each has registered.
  */
 (function () {
   'use strict';
+
+  var KINDS = {};
+  function Invalid(message, summary) { this.message = message; this.summary = summary || message; }
+  var QuizKinds = window.QuizKinds = {
+    register: function (name, hooks) { KINDS[name] = hooks || {}; },
+    invalid: function (message, summary) { return new Invalid(message, summary); },
+    util: {}
+  };
 
   var root = document.getElementById('question');
   if (!root) { return; }
@@ -161,63 +183,15 @@
     if (typeof html === 'string') { node.innerHTML = html; } else { node.textContent = fallbackText || ''; }
   }
 
-  // ------------------------------------------------------------------ parsing inputs
-  function parseArray(text) {
-    var src = text.trim();
-    if (!src) { return { empty: true }; }
-    var value;
-    if (src.charAt(0) === '[') {
-      try { value = JSON.parse(src); } catch (e) { return { error: T('array_bad') }; }
-    } else {
-      var rows = src.split(/\n+/).map(function (line) {
-        return line.trim().replace(/^\[|\]$/g, '').split(/[\s,;]+/).filter(Boolean).map(Number);
-      }).filter(function (r) { return r.length; });
-      value = rows.length === 1 ? rows[0] : rows;
-    }
-    function check(v, depth) {
-      if (typeof v === 'number') { return isFinite(v); }
-      if (!Array.isArray(v) || depth > 4) { return false; }
-      return v.every(function (x) { return check(x, depth + 1); });
-    }
-    if (!check(value, 0) || typeof value === 'number') { return { error: T('array_bad') }; }
-    var shape = [value.length];
-    if (value.length && Array.isArray(value[0])) {
-      var n = value[0].length;
-      if (!value.every(function (r) { return Array.isArray(r) && r.length === n; })) {
-        return { error: T('array_ragged') };
-      }
-      shape.push(n);
-    } else if (value.some(Array.isArray)) {
-      return { error: T('array_ragged') };
-    }
-    return { value: value, shape: shape };
-  }
-
-  function stepLines(text) {
-    return text.split(/\n/).map(function (s) { return s.trim(); }).filter(Boolean);
-  }
+  // ------------------------------------------------------------------ answers
+  function hooksOf(fs) { return KINDS[fs.getAttribute('data-kind')] || {}; }
 
   function answerOf(fs) {
-    var kind = fs.getAttribute('data-kind');
-    var pid = fs.getAttribute('data-part');
-    if (kind === 'choice') {
-      var checked = Array.prototype.slice.call(fs.querySelectorAll('input:checked')).map(function (i) { return i.value; });
-      if (fs.getAttribute('data-multiple')) { return checked.length ? checked : undefined; }
-      return checked.length ? checked[0] : undefined;
-    }
-    var input = document.getElementById('answer-' + pid);
+    var hooks = hooksOf(fs);
+    if (hooks.collect) { return hooks.collect(fs); }
+    var input = document.getElementById('answer-' + fs.getAttribute('data-part'));
     if (!input) { return undefined; }
-    var text = input.value;
-    if (kind === 'derivation') {
-      var lines = stepLines(text);
-      return lines.length ? lines : undefined;
-    }
-    if (kind === 'array') {
-      var parsed = parseArray(text);
-      if (parsed.empty) { return undefined; }
-      return parsed.error ? text : parsed.value;
-    }
-    text = text.trim();
+    var text = input.value.trim();
     return text ? text : undefined;
   }
 
@@ -292,8 +266,8 @@
   }
 
   function attachPreview(fs) {
-    var kind = fs.getAttribute('data-kind');
-    if (['numeric', 'symbolic', 'derivation', 'array'].indexOf(kind) < 0) { return; }
+    var hooks = hooksOf(fs);
+    if (!hooks.preview) { return; }
     var pid = fs.getAttribute('data-part');
     var input = document.getElementById('answer-' + pid);
     var preview = document.getElementById('preview-' + pid);
@@ -305,28 +279,11 @@
     function run() {
       var mySeq = ++seq;
       if (controller) { controller.abort(); }
-      var raw = input.value;
-      var answer;
-      var source = raw;
-      if (kind === 'derivation') {
-        var lines = stepLines(raw);
-        if (!lines.length) { clear(preview); preview.className = 'preview'; return; }
-        answer = lines;
-        source = lines;
-      } else if (kind === 'array') {
-        var parsed = parseArray(raw);
-        if (parsed.empty) { clear(preview); preview.className = 'preview'; return; }
-        if (parsed.error) { showError(preview, { message: parsed.error }); return; }
-        answer = parsed.value;
-        clear(preview);
-        preview.className = 'preview preview-ok';
-        preview.appendChild(el('span', 'preview-label', T('array_shape') + ': ' + parsed.shape.join(' × ')));
-        preview.appendChild(arrayTable(parsed.value));
-        return;  // arrays are checked locally (numbers only); the server checks the shape on submit
-      } else {
-        answer = raw.trim();
-        if (!answer) { clear(preview); preview.className = 'preview'; return; }
-      }
+      var ask = hooks.preview(input.value, preview);
+      if (!ask) { clear(preview); preview.className = 'preview'; return; }
+      if (ask.done) { return; }  // the kind showed its preview itself
+      var answer = ask.answer;
+      var source = ask.source;
       preview.classList.add('preview-pending');
       preview.setAttribute('data-state', 'pending');
       controller = (typeof AbortController !== 'undefined') ? new AbortController() : null;
@@ -348,17 +305,6 @@
       timer = setTimeout(run, DEBOUNCE_MS);
     });
     if (input.value) { run(); }
-  }
-
-  function arrayTable(value) {
-    var table = el('table', 'array-preview');
-    var rows = Array.isArray(value[0]) ? value : [value];
-    rows.slice(0, 20).forEach(function (r) {
-      var tr = el('tr');
-      r.slice(0, 20).forEach(function (x) { tr.appendChild(el('td', null, x)); });
-      table.appendChild(tr);
-    });
-    return table;
   }
 
   // ------------------------------------------------------------------ results
@@ -389,21 +335,6 @@
       return ol;
     }
     return el('code', null, typeof value === 'string' ? value : JSON.stringify(roundDeep(value)));
-  }
-
-  // Option ids are internal (the display order is shuffled per variant): show the correct options'
-  // own text, and mark them in place.
-  function choiceExpectedNode(pid, value) {
-    var ids = Array.isArray(value) ? value : [value];
-    var ul = el('ul', 'expected-options');
-    ids.forEach(function (id) {
-      var input = document.getElementById('answer-' + pid + '-' + id);
-      var label = input ? input.closest('label') : null;
-      if (label) { label.classList.add('option-correct'); }
-      var textEl = label ? label.querySelector('.option-text') : null;
-      ul.appendChild(el('li', null, textEl ? textEl.textContent : String(id)));
-    });
-    return ul;
   }
 
   function roundDeep(v) {
@@ -443,9 +374,9 @@
         head.appendChild(el('span', 'verdict-score', fmt(v.score) + (typeof v.max_score === 'number' ? ' / ' + fmt(v.max_score) : '')));
       }
       box.appendChild(head);
-      // Derivations show their lines step by step; a choice's ticked boxes already show what was read.
-      var kind = fs.getAttribute('data-kind');
-      if (v.interpreted_as && v.interpreted_as.mathml && kind !== 'derivation' && kind !== 'choice') {
+      // Some kinds already show what was read (lines step by step, ticked boxes).
+      var hooks = hooksOf(fs);
+      if (v.interpreted_as && v.interpreted_as.mathml && !hooks.hideInterpretation) {
         var ia = el('div', 'verdict-interp');
         ia.appendChild(el('span', 'preview-label', T('interpreted_as') + ': '));
         ia.appendChild(mathOrText(v.interpreted_as));
@@ -456,7 +387,7 @@
       var details = v.details || v;
       if (Array.isArray(details.steps) && details.steps.length) {
         var ol = el('ol', 'steps');
-        var typed = fs.getAttribute('data-kind') === 'derivation' ? (answerOf(fs) || []) : [];
+        var typed = hooks.echoLines ? (answerOf(fs) || []) : [];
         details.steps.forEach(function (st, i) {
           var li = el('li', 'step step-' + (st.status || ''));
           if (typed[i]) { li.appendChild(el('code', 'step-line', typed[i])); li.appendChild(document.createTextNode(' ')); }
@@ -470,6 +401,7 @@
       if (typeof details.first_error === 'number') {
         box.appendChild(el('p', 'first-error', T('first_error', { n: details.first_error + 1 })));
       }
+      if (hooks.showVerdict) { hooks.showVerdict(fs, v); }
       box.hidden = false;
     });
 
@@ -502,8 +434,9 @@
         var dd = el('dd');
         var fsx = document.getElementById('part-' + pid);
         var val = expected[pid];
-        if (fsx && fsx.getAttribute('data-kind') === 'choice') {
-          dd.appendChild(choiceExpectedNode(pid, val));
+        var shown = fsx ? hooksOf(fsx) : {};
+        if (shown.showExpected) {
+          dd.appendChild(shown.showExpected(pid, val));
         } else {
           dd.appendChild(expectedNode(val));
         }
@@ -523,21 +456,23 @@
   form.addEventListener('submit', function (ev) {
     ev.preventDefault();
     var answers = {};
-    var badArray = null;
+    var bad = null;
     Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
       var a = answerOf(fs);
-      if (fs.getAttribute('data-kind') === 'array' && typeof a === 'string') {
-        badArray = badArray || fs;
+      if (a instanceof Invalid) {
+        bad = bad || { fs: fs, err: a };
         return;
       }
       if (a !== undefined) { answers[fs.getAttribute('data-part')] = a; }
     });
-    if (badArray) {  // an unreadable array: say so at the part instead of sending it
-      var bp = badArray.getAttribute('data-part');
-      showError(document.getElementById('preview-' + bp), { message: parseArray(answerOf(badArray)).error });
+    if (bad) {  // an answer that cannot be sent: say so at the part instead of sending it
+      var bp = bad.fs.getAttribute('data-part');
+      var box = document.getElementById('preview-' + bp);
+      if (box) { showError(box, { message: bad.err.message }); }
       formStatus.className = 'form-status form-error';
-      formStatus.textContent = T('part') + ' ' + bp + ': ' + T('array_bad');
-      document.getElementById('answer-' + bp).focus();
+      formStatus.textContent = T('part') + ' ' + bp + ': ' + bad.err.summary;
+      var field = document.getElementById('answer-' + bp);
+      if (field) { field.focus(); }
       return;
     }
     submitBtn.disabled = true;
@@ -563,6 +498,26 @@
     });
   });
 
-  Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), attachPreview);
-  root.setAttribute('data-ready', '1');
+  QuizKinds.util = { T: T, el: el, clear: clear, showError: showError, roundDeep: roundDeep };
+
+  function loadScripts(urls, done) {
+    var left = urls.length;
+    if (!left) { done(); return; }
+    urls.forEach(function (url) {
+      var s = document.createElement('script');
+      s.src = url;
+      s.async = false;  // in order
+      s.onload = s.onerror = function () { left -= 1; if (left === 0) { done(); } };
+      document.head.appendChild(s);
+    });
+  }
+
+  loadScripts(Array.isArray(cfg.kind_scripts) ? cfg.kind_scripts : [], function () {
+    Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
+      var hooks = hooksOf(fs);
+      if (hooks.setup) { hooks.setup(fs); }
+      attachPreview(fs);
+    });
+    root.setAttribute('data-ready', '1');
+  });
 }());

@@ -227,8 +227,9 @@ def question(qid: str):
         "render": url_for("web.render"),
         "i18n": js_strings(lang),
     }
-    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config,
-                           kind_scripts=kind_scripts(p["kind"] for p in page["parts"]))
+    # the page's script loads the scripts of the kinds it shows (checkers/kinds/<kind>/kind.js)
+    config["kind_scripts"] = kind_scripts(p["kind"] for p in page["parts"])
+    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config)
 
 
 # --------------------------------------------------------------------------- rendering for the script
