@@ -54,6 +54,12 @@ class Message:
         return f"Message({self.msgid!r}, **{self.params!r})"
 
 
+def in_language(code: str, msgid: str, **params: Any) -> str:
+    """``msgid`` translated into language ``code`` whatever the request's language."""
+    with force_locale(code):
+        return gettext(msgid, **params)
+
+
 def text(message: Any) -> str:
     """``message`` in the current locale when it is a :class:`Message`, else as it is."""
     return message.translate() if isinstance(message, Message) else str(message)
@@ -139,4 +145,4 @@ def init_app(app: Flask) -> None:
 
 
 __all__ = ["LANGS", "LANG_COOKIE", "Message", "N_", "api_lang", "current_lang", "force_locale", "gettext",
-           "init_app", "note_body_lang", "page_lang", "remember_lang", "text"]
+           "in_language", "init_app", "note_body_lang", "page_lang", "remember_lang", "text"]

@@ -15,35 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import yaml
 
-SAMPLE_QUESTION: dict[str, Any] = {
-    "id": "svc-sample-double",
-    "level": "L1",
-    "tags": ["kl", "service-test"],
-    "title": {"en": "Double it", "zh": "加倍"},
-    "prompt": {"en": "Let $p = {{p}}$.", "zh": "设 $p = {{p}}$。"},
-    "params": {"p": {"uniform": [0.2, 0.8], "round": 2}},
-    "parts": [
-        {"id": "a", "kind": "numeric",
-         "prompt": {"en": "What is $2p$?", "zh": "$2p$ 等于多少?"},
-         "expected": {"expr": "2*p"},
-         "tolerance": {"rtol": 1.0e-3, "atol": 1.0e-6},
-         "mistakes": [{"expr": "p", "note": "forgot-double",
-                       "feedback": {"en": "That is p, not 2p.", "zh": "这是 p,不是 2p。"}}]},
-        {"id": "b", "kind": "choice",
-         "prompt": {"en": "Is KL symmetric?", "zh": "KL 对称吗?"},
-         "options": [{"id": "yes", "text": {"en": "Yes", "zh": "是"}},
-                     {"id": "no", "text": {"en": "No", "zh": "否"}}],
-         "correct": "no", "multiple": False,
-         "mistakes": [{"answer": "yes", "note": "symmetric",
-                       "feedback": {"en": "KL is not symmetric.", "zh": "KL 不对称。"}}]},
-    ],
-    "solution": {
-        "key_points": {"en": ["Double p."], "zh": ["把 p 加倍。"]},
-        "pitfalls": {"en": ["Forgetting the factor 2."], "zh": ["忘了因子 2。"]},
-        "worked": {"en": "$2p = 2 \\cdot {{p}}$", "zh": "$2p = 2 \\cdot {{p}}$"},
-    },
-}
+#: A two-part question (numeric + choice) the service tests load; its bilingual text lives in a YAML file.
+SAMPLE_QUESTION: dict[str, Any] = yaml.safe_load(
+    Path(__file__).with_name("testing_sample.yaml").read_text(encoding="utf-8"))
 
 
 def sample_question(**changes: Any) -> dict[str, Any]:

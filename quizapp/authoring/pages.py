@@ -8,6 +8,7 @@ Authored Markdown is rendered only through :mod:`quizapp.rendering` (markdown-it
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session,
@@ -33,27 +34,8 @@ bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../tem
 PUBLIC = {"author.login", "author.static"}
 PREVIEW_MAX_CHARS = 200_000
 
-NEW_TEMPLATE = """id: my-new-question
-level: L1
-tags: [kl]
-title: {en: "A new question", zh: "新题目"}
-prompt:
-  en: "Let $p = {{p}}$."
-  zh: "设 $p = {{p}}$。"
-params:
-  p: {uniform: [0.2, 0.8], round: 2}
-parts:
-  - id: a
-    kind: numeric
-    prompt: {en: "What is $2p$?", zh: "$2p$ 等于多少?"}
-    expected: {expr: "2*p"}
-    mistakes:
-      - {expr: "p", note: forgot-double, feedback: {en: "That is p, not 2p.", zh: "这是 p,不是 2p。"}}
-solution:
-  key_points: {en: ["Double p."], zh: ["把 p 加倍。"]}
-  pitfalls: {en: ["Forgetting the factor 2."], zh: ["忘了因子 2。"]}
-  worked: {en: "$2p = 2 \\\\cdot {{p}}$", zh: "$2p = 2 \\\\cdot {{p}}$"}
-"""
+#: What the editor starts from for a new question (bilingual question content, in its own file).
+NEW_TEMPLATE = Path(__file__).with_name("new_question.yaml").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- hooks
