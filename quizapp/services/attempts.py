@@ -25,14 +25,19 @@ from ..errors import NotFound, ValidationError
 from ..learners import ensure_learner
 from ..models import Attempt, QuestionVersion
 from .answers import check_answer, json_safe, localize, norm_lang
+from ..i18n import LANGS, N_, in_language
 from .questions import published_version
 from ..timeutil import iso_utc
 
 log = logging.getLogger(__name__)
 
-UNANSWERED = {"en": "No answer was given for this part.", "zh": "此小题未作答。"}
-CHECKER_FAILED = {"en": "This answer could not be checked right now; it does not count. Please try again.",
-                  "zh": "暂时无法判定此答案，本次不计入。请重试。"}
+UNANSWERED = N_("No answer was given for this part.")
+CHECKER_FAILED = N_("This answer could not be checked right now; it does not count. Please try again.")
+
+
+def _in_every_language(msgid: str) -> dict[str, str]:
+    """``{"en": ..., "zh": ...}`` from the catalogs: the shape checker feedback has (localised later)."""
+    return {code: in_language(code, msgid) for code in LANGS}
 
 
 def check_variant(variant: Any, field: str = "variant") -> int:
@@ -71,7 +76,7 @@ def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) ->
         record = json_safe(verdict)
     except Exception:  # noqa: BLE001 - grade() never raises for learner input; a bug must not lose the attempt
         log.exception("grading part %r failed", part.get("id"))
-        record = {"status": "undecided", "score": 0.0, "feedback": dict(CHECKER_FAILED),
+        record = {"status": "undecided", "score": 0.0, "feedback": _in_every_language(CHECKER_FAILED),
                   "note": "checker_error", "interpreted_as": None, "details": {}}
     status = record.get("status")
     counted = status in ("correct", "incorrect")
@@ -103,7 +108,7 @@ def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, A
         if pid in checked:
             record = _grade_part(checked[pid], part, params)
         else:
-            record = {"status": "invalid", "score": 0.0, "feedback": dict(UNANSWERED), "note": "unanswered",
+            record = {"status": "invalid", "score": 0.0, "feedback": _in_every_language(UNANSWERED), "note": "unanswered",
                       "interpreted_as": None, "details": {}, "counted": False}
         record["weight"] = _weight(part)
         verdicts[pid] = record
