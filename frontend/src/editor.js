@@ -1,10 +1,13 @@
 // The code editor of the quiz pages: CodeMirror 6 with Python highlighting, 4-space indentation and line
 // numbers, bundled into one file (quizapp/static/vendor/code-editor.js) and served by the app itself, so
-// the strict Content-Security-Policy (script-src 'self', style-src 'self') holds: the bundle is a plain
-// script, and CodeMirror's styles go through constructable style sheets, not <style> elements.
+// the strict Content-Security-Policy (script-src 'self', style-src 'self') holds. The editor lives in a
+// shadow root: there CodeMirror styles itself through a constructed (adopted) style sheet, which the CSP
+// does not govern; in the document itself it would add a <style> element, which style-src 'self' blocks.
 //
 // window.QuizEditor.mount(textarea, options) replaces a <textarea> by an editor and keeps the textarea's
 // value in sync, so a form that reads the textarea keeps working (and the page works without the bundle).
+// options: label (the editor's aria-label) and description (its aria-description: an IDREF such as
+// aria-describedby cannot reach out of a shadow root, so the keyboard hint's text is passed in).
 //
 // Keyboard: Tab indents and Shift-Tab dedents (indentWithTab); pressing Escape first makes the next Tab
 // move focus out of the editor (CodeMirror's tab-focus mode), so the editor is never a keyboard trap.
@@ -33,9 +36,14 @@ const theme = EditorView.theme({
 function mount(textarea, options = {}) {
   const attrs = { "aria-multiline": "true" };
   if (options.label) attrs["aria-label"] = options.label;
-  if (options.describedBy) attrs["aria-describedby"] = options.describedBy;
+  if (options.description) attrs["aria-description"] = options.description;
   const listeners = [];
+  const host = document.createElement("div");
+  host.className = "code-editor-host";
+  const shadow = host.attachShadow({ mode: "open" });
   const view = new EditorView({
+    root: shadow,
+    parent: shadow,
     state: EditorState.create({
       doc: textarea.value,
       extensions: [
@@ -55,11 +63,12 @@ function mount(textarea, options = {}) {
   textarea.hidden = true;
   textarea.setAttribute("aria-hidden", "true");
   textarea.tabIndex = -1;
-  textarea.insertAdjacentElement("afterend", view.dom);
+  textarea.insertAdjacentElement("afterend", host);
   view.dom.classList.add("code-editor");
   textarea.quizEditor = view;
   return {
     view,
+    host,
     getValue: () => view.state.doc.toString(),
     setValue(text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });

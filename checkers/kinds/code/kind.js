@@ -155,7 +155,9 @@
   function setup(fieldset) {
     var widget = widgetOf(fieldset);
     var textarea = textareaOf(fieldset);
-    if (!widget || !textarea || widget.getAttribute('data-ready')) { return; }
+    // once per widget: the page calls setup and this script starts itself too (whichever runs first)
+    if (!widget || !textarea || widget.getAttribute('data-setup')) { return; }
+    widget.setAttribute('data-setup', '1');
     var S = strings(widget);
     var cfg = pageConfig();
     var pid = widget.getAttribute('data-part');
@@ -178,7 +180,8 @@
 
     loadEditor(widget.getAttribute('data-editor-src')).then(function (QuizEditor) {
       if (QuizEditor) {
-        editor = QuizEditor.mount(textarea, { label: S.editor_label, describedBy: 'code-keys-' + pid });
+        var keys = document.getElementById('code-keys-' + pid);
+        editor = QuizEditor.mount(textarea, { label: S.editor_label, description: keys ? keys.textContent : '' });
         editor.onChange(changed);
       }
       widget.setAttribute('data-ready', '1');
