@@ -18,7 +18,7 @@ import torch
 from .errors import ReferenceInputError
 from .groupwise import grpo_vectorized_t
 from .masked import CONVENTIONS, check_convention, masked_whiten_t
-from .registry import Param, register
+from .registry import Example, Param, register
 from .tensors import TensorContext, require_mask, require_ndim, require_same_shape
 
 SCAN_CHUNK = 64
@@ -191,7 +191,8 @@ _BT = "(B, T)"
           params=[Param("rewards", "tensor", shape=_BT), Param("values", "tensor", shape=_BT),
                   Param("mask", "tensor", shape=_BT), Param("gamma", "float", 1.0), Param("lam", "float", 1.0),
                   Param("whiten", "bool", False), Param("whiten_rewards", "bool", False), _CONV],
-          outputs=["advantages", "returns"])
+          outputs=["advantages", "returns"],
+          examples=[{"rewards": [[0.0, 0.0, 1.0]], "values": [[0.5, 0.6, 0.7]], "mask": [[1, 1, 1]], "lam": 0.95}])
 def advantages_gae(ctx: TensorContext, rewards: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
                    gamma: float, lam: float, whiten: bool, whiten_rewards: bool,
                    convention: str) -> dict[str, torch.Tensor]:
@@ -232,7 +233,8 @@ def discounted_returns_t(rewards: torch.Tensor, mask: torch.Tensor, gamma: float
 @register("advantages.discounted_returns",
           params=[Param("rewards", "tensor", shape=_BT), Param("mask", "tensor", shape=_BT),
                   Param("gamma", "float", 1.0), _CONV],
-          outputs=["returns"])
+          outputs=["returns"],
+          examples=[{"rewards": [[0.0, 0.0, 1.0]], "mask": [[1, 1, 1]], "gamma": 0.9}])
 def advantages_discounted_returns(ctx: TensorContext, rewards: torch.Tensor, mask: torch.Tensor, gamma: float,
                                   convention: str) -> dict[str, torch.Tensor]:
     """Reverse discounted return G_t = r_t + γ·G_{t+1}.
@@ -345,7 +347,12 @@ def grpo_t(scores: torch.Tensor, ids: torch.Tensor, epsilon: float | None = None
                   Param("implementation", "choice", "loop", choices=GRPO_IMPLEMENTATION_NAMES,
                         doc="verl only: 'loop' (compute_grpo_outcome_advantage) or 'vectorized' "
                             "(compute_grpo_vectorized_outcome_advantage: float32 statistics, variance floor ε)")],
-          outputs=["advantages", "token_advantages"])
+          outputs=["advantages", "token_advantages"],
+          examples=[Example({"scores": [1.0, 0.0, 0.5, 1.0], "index": ["a", "a", "b", "b"]},
+                            "two groups of two (verl loop)"),
+                    Example({"scores": [1.0, 0.0, 0.5, 1.0], "index": ["a", "a", "b", "b"],
+                             "implementation": "vectorized"},
+                            "verl compute_grpo_vectorized_outcome_advantage (float32 statistics)")])
 def advantages_grpo(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
                     mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
                     epsilon: float | None, scale: str, norm_by_std: bool | None, unbiased: bool,
@@ -438,7 +445,8 @@ def rloo_t(scores: torch.Tensor, ids: torch.Tensor, normalize: bool = False, sin
                   Param("singleton", "choice", None, choices=("score", "zero"),
                         doc="one-member groups; default: verl score, trl/openrlhf zero"),
                   _CONV],
-          outputs=["advantages", "token_advantages"])
+          outputs=["advantages", "token_advantages"],
+          examples=[{"scores": [1.0, 0.0, 0.5], "group_size": 3}])
 def advantages_rloo(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
                     mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
                     normalize: bool, singleton: str | None, convention: str) -> dict[str, torch.Tensor]:
@@ -463,7 +471,8 @@ def advantages_rloo(ctx: TensorContext, scores: torch.Tensor | None, token_level
 @register("advantages.reinforce_pp",
           params=[Param("token_level_rewards", "tensor", shape=_BT), Param("mask", "tensor", shape=_BT),
                   Param("gamma", "float", 1.0)],
-          outputs=["returns", "advantages"])
+          outputs=["returns", "advantages"],
+          examples=[{"token_level_rewards": [[0.0, 0.0, 1.0], [0.0, 0.5, 0.0]], "mask": [[1, 1, 1], [1, 1, 0]]}])
 def advantages_reinforce_pp(ctx: TensorContext, token_level_rewards: torch.Tensor, mask: torch.Tensor,
                             gamma: float) -> dict[str, torch.Tensor]:
     """REINFORCE++ (Hu 2025, arXiv:2501.03262), as verl ``compute_reinforce_plus_plus_outcome_advantage``.
@@ -480,7 +489,8 @@ def advantages_reinforce_pp(ctx: TensorContext, token_level_rewards: torch.Tenso
 @register("advantages.remax",
           params=[Param("token_level_rewards", "tensor", shape=_BT),
                   Param("reward_baselines", "tensor", shape="(B,)"), Param("mask", "tensor", shape=_BT)],
-          outputs=["returns", "advantages"])
+          outputs=["returns", "advantages"],
+          examples=[{"token_level_rewards": [[0.0, 0.0, 1.0]], "reward_baselines": [0.4], "mask": [[1, 1, 1]]}])
 def advantages_remax(ctx: TensorContext, token_level_rewards: torch.Tensor, reward_baselines: torch.Tensor,
                      mask: torch.Tensor) -> dict[str, torch.Tensor]:
     """ReMax (Li et al. 2023, arXiv:2310.10505), as verl ``compute_remax_outcome_advantage``.

@@ -18,7 +18,7 @@ import torch
 from .advantages import _BT, _group_ids, _group_sum, _scores_from, _with_tokens
 from .errors import ReferenceInputError
 from .masked import masked_whiten_t
-from .registry import Param, register
+from .registry import Example, Param, register
 from .tensors import TensorContext, require_ndim
 
 VERL_EPS = 1e-6
@@ -88,7 +88,8 @@ def grpo_passk_t(s: torch.Tensor, ids: torch.Tensor, n_groups: int, epsilon: flo
           params=_GROUP_PARAMS + [Param("epsilon", "float", VERL_EPS),
                                   Param("norm_adv_by_std_in_grpo", "bool", True,
                                         doc="divide the gap by the group's unbiased std + ε")],
-          outputs=["advantages", "token_advantages"])
+          outputs=["advantages", "token_advantages"],
+          examples=[{"scores": [1.0, 0.0, 0.5, 0.25], "group_size": 2}])
 def advantages_grpo_passk(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
                           mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
                           epsilon: float, norm_adv_by_std_in_grpo: bool) -> dict[str, torch.Tensor]:
@@ -111,7 +112,8 @@ def advantages_grpo_passk(ctx: TensorContext, scores: torch.Tensor | None, token
 
 @register("advantages.reinforce_pp_baseline",
           params=_GROUP_PARAMS + [Param("epsilon", "float", VERL_EPS, doc="accepted as upstream; unused")],
-          outputs=["advantages", "returns"])
+          outputs=["advantages", "returns"],
+          examples=[{"token_level_rewards": [[0.0, 1.0], [0.0, 0.0]], "mask": [[1, 1], [1, 0]], "group_size": 2}])
 def advantages_reinforce_pp_baseline(ctx: TensorContext, scores: torch.Tensor | None,
                                      token_level_rewards: torch.Tensor | None, mask: torch.Tensor | None,
                                      index: torch.Tensor | None, group_size: int | None,
@@ -139,7 +141,8 @@ def advantages_reinforce_pp_baseline(ctx: TensorContext, scores: torch.Tensor | 
 
 @register("advantages.opo",
           params=_GROUP_PARAMS + [Param("epsilon", "float", VERL_EPS, doc="accepted as upstream; unused")],
-          outputs=["advantages", "token_advantages", "baseline"])
+          outputs=["advantages", "token_advantages", "baseline"],
+          examples=[{"scores": [1.0, 0.0], "mask": [[1, 1, 1], [1, 0, 0]], "group_size": 2}])
 def advantages_opo(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
                    mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
                    epsilon: float) -> dict[str, torch.Tensor]:
@@ -171,7 +174,8 @@ def advantages_opo(ctx: TensorContext, scores: torch.Tensor | None, token_level_
                                   Param("f_norm", "float", 1.0, doc="the advantage is divided by it"),
                                   Param("alpha", "float", 1.0,
                                         doc="accepted as upstream, which overwrites it with B/m; no effect")],
-          outputs=["advantages", "token_advantages", "alpha"])
+          outputs=["advantages", "token_advantages", "alpha"],
+          examples=[{"scores": [1.0, 0.0, 0.0, 0.0], "group_size": 2}])
 def advantages_gpg(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
                    mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
                    epsilon: float, f_norm: float, alpha: float) -> dict[str, torch.Tensor]:
@@ -257,6 +261,11 @@ AGGREGATIONS: dict[str, Callable[..., tuple[torch.Tensor, torch.Tensor]]] = {
 }
 
 
+# Two groups of two rows, two reward functions weighted 1 and 0.5 (the examples in docs/reference.md).
+_MULTI_EXAMPLE = {"rewards_per_func": [[1.0, 0.5], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]], "reward_weights": [1.0, 0.5],
+                  "group_size": 2}
+
+
 @register("advantages.grpo_multi",
           params=[Param("rewards_per_func", "tensor", shape="(B, K)", doc="one column per reward function; nan = none"),
                   Param("reward_weights", "tensor", None, shape="(K,)", doc="default: all ones"),
@@ -265,7 +274,10 @@ AGGREGATIONS: dict[str, Callable[..., tuple[torch.Tensor, torch.Tensor]]] = {
                   Param("multi_objective_aggregation", "choice", "sum_then_normalize", choices=tuple(AGGREGATIONS)),
                   Param("scale_rewards", "choice", "group", choices=("group", "batch", "none"),
                         doc="sum_then_normalize only; normalize_then_sum ignores it, as TRL")],
-          outputs=["advantages", "rewards"])
+          outputs=["advantages", "rewards"],
+          examples=[Example(_MULTI_EXAMPLE, "weighted sum, then normalised in each group"),
+                    Example({**_MULTI_EXAMPLE, "multi_objective_aggregation": "normalize_then_sum"},
+                            "GDPO: each reward normalised in its group, then summed")])
 def advantages_grpo_multi(ctx: TensorContext, rewards_per_func: torch.Tensor, reward_weights: torch.Tensor | None,
                           index: torch.Tensor | None, group_size: int | None, multi_objective_aggregation: str,
                           scale_rewards: str) -> dict[str, torch.Tensor]:

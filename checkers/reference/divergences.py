@@ -62,7 +62,8 @@ P = Param("p", "tensor", shape="(..., K)", doc="probabilities, summing to 1 on t
 Q = Param("q", "tensor", shape="(..., K)", doc="probabilities, summing to 1 on the last axis")
 
 
-@register("kl.exact", params=[P, Q, BASE_PARAM], outputs=["kl"])
+@register("kl.exact", params=[P, Q, BASE_PARAM], outputs=["kl"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]]}])
 def kl_exact(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, base: str) -> dict[str, torch.Tensor]:
     """Exact KL divergence KL(p‖q) = Σ_i p_i log(p_i/q_i) over the last axis (Cover & Thomas, eq. 2.26).
 
@@ -75,7 +76,8 @@ def kl_exact(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, base: str) ->
 @register("kl.gaussian",
           params=[Param("mu_p", "tensor"), Param("sigma_p", "tensor"), Param("mu_q", "tensor"),
                   Param("sigma_q", "tensor")],
-          outputs=["kl"])
+          outputs=["kl"],
+          examples=[{"mu_p": [0.0], "sigma_p": [1.0], "mu_q": [1.0], "sigma_q": [2.0]}])
 def kl_gaussian(ctx: TensorContext, mu_p: torch.Tensor, sigma_p: torch.Tensor, mu_q: torch.Tensor,
                 sigma_q: torch.Tensor) -> dict[str, torch.Tensor]:
     """KL(N(μ_p, σ_p²) ‖ N(μ_q, σ_q²)) = ln(σ_q/σ_p) + (σ_p² + (μ_p − μ_q)²)/(2σ_q²) − ½.
@@ -129,7 +131,9 @@ def _full_log_probs(logits: torch.Tensor | None, log_probs: torch.Tensor | None,
                   Param("ref_logits", "tensor", None, shape="(B, T, V)"),
                   Param("ref_log_probs", "tensor", None, shape="(B, T, V)"),
                   Param("mask", "tensor", None, shape="(B, T)")],
-          outputs=["kl"])
+          outputs=["kl"],
+          examples=[{"logits": [[[1.0, 0.0, -1.0], [0.5, 0.5, 0.0]]],
+                     "ref_logits": [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]], "mask": [[1, 1]]}])
 def kl_full_vocab(ctx: TensorContext, logits: torch.Tensor | None, log_probs: torch.Tensor | None,
                   ref_logits: torch.Tensor | None, ref_log_probs: torch.Tensor | None,
                   mask: torch.Tensor | None) -> dict[str, torch.Tensor]:
@@ -157,14 +161,16 @@ def kl_full_vocab(ctx: TensorContext, logits: torch.Tensor | None, log_probs: to
     return {"kl": kl}
 
 
-@register("divergence.entropy", params=[P, BASE_PARAM], outputs=["entropy"])
+@register("divergence.entropy", params=[P, BASE_PARAM], outputs=["entropy"],
+          examples=[{"p": [[0.5, 0.25, 0.25]], "base": "2"}])
 def divergence_entropy(ctx: TensorContext, p: torch.Tensor, base: str) -> dict[str, torch.Tensor]:
     """Shannon entropy H(p) = −Σ_i p_i log p_i over the last axis (Cover & Thomas eq. 2.1); 0·log 0 = 0."""
     require_distribution(p, "p")
     return {"entropy": entropy_t(p) / _log_base(base)}
 
 
-@register("divergence.cross_entropy", params=[P, Q, BASE_PARAM], outputs=["cross_entropy"])
+@register("divergence.cross_entropy", params=[P, Q, BASE_PARAM], outputs=["cross_entropy"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]]}])
 def divergence_cross_entropy(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor,
                              base: str) -> dict[str, torch.Tensor]:
     """Cross-entropy H(p, q) = −Σ_i p_i log q_i = H(p) + KL(p‖q); p_i > 0 with q_i = 0 gives +inf."""
@@ -172,7 +178,8 @@ def divergence_cross_entropy(ctx: TensorContext, p: torch.Tensor, q: torch.Tenso
     return {"cross_entropy": cross_entropy_t(p, q) / _log_base(base)}
 
 
-@register("divergence.js", params=[P, Q, BASE_PARAM], outputs=["js"])
+@register("divergence.js", params=[P, Q, BASE_PARAM], outputs=["js"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]], "base": "2"}])
 def divergence_js(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, base: str) -> dict[str, torch.Tensor]:
     """Jensen–Shannon divergence JS = ½KL(p‖m) + ½KL(q‖m), m = (p + q)/2 (Lin 1991); ≤ ln 2 nats."""
     _pair(p, q)
@@ -180,21 +187,24 @@ def divergence_js(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, base: st
     return {"js": (0.5 * kl_t(p, m) + 0.5 * kl_t(q, m)) / _log_base(base)}
 
 
-@register("divergence.tv", params=[P, Q], outputs=["tv"])
+@register("divergence.tv", params=[P, Q], outputs=["tv"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]]}])
 def divergence_tv(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor) -> dict[str, torch.Tensor]:
     """Total variation distance TV = ½ Σ_i |p_i − q_i| (Pinsker: TV² ≤ KL/2)."""
     _pair(p, q)
     return {"tv": 0.5 * (p - q).abs().sum(-1)}
 
 
-@register("divergence.hellinger", params=[P, Q], outputs=["hellinger_sq"])
+@register("divergence.hellinger", params=[P, Q], outputs=["hellinger_sq"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]]}])
 def divergence_hellinger(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor) -> dict[str, torch.Tensor]:
     """Squared Hellinger distance H² = ½ Σ_i (√p_i − √q_i)² = 1 − Σ_i √(p_i q_i)."""
     _pair(p, q)
     return {"hellinger_sq": 0.5 * (p.sqrt() - q.sqrt()).pow(2).sum(-1)}
 
 
-@register("divergence.chi2", params=[P, Q], outputs=["chi2"])
+@register("divergence.chi2", params=[P, Q], outputs=["chi2"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]]}])
 def divergence_chi2(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor) -> dict[str, torch.Tensor]:
     """Pearson χ² divergence χ²(p‖q) = Σ_i (p_i − q_i)²/q_i; terms with p_i = q_i = 0 are 0, p_i > 0 = q_i
     gives +inf."""
@@ -206,7 +216,8 @@ def divergence_chi2(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor) -> dic
 
 @register("divergence.alpha",
           params=[P, Q, Param("alpha", "float", doc="real order α; α = 1 gives KL(p‖q), α = 0 KL(q‖p)")],
-          outputs=["alpha_div"])
+          outputs=["alpha_div"],
+          examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]], "alpha": 0.5}])
 def divergence_alpha(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, alpha: float) -> dict[str, torch.Tensor]:
     """Amari α-divergence D_α = (1 − Σ_i p_i^α q_i^(1−α)) / (α(1 − α)) (Amari 2009; Cichocki & Amari 2010).
 

@@ -102,7 +102,8 @@ def _simple(log_prob: torch.Tensor, ref_log_prob: torch.Tensor, clamp: float | N
     return value
 
 
-@register("kl.k1", params=[_LP, _REF, _CLAMP], outputs=["kl"])
+@register("kl.k1", params=[_LP, _REF, _CLAMP], outputs=["kl"],
+          examples=[{"log_prob": [[-1.0, -0.5]], "ref_log_prob": [[-1.2, -0.4]]}])
 def kl_k1(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor,
           clamp: float | None) -> dict[str, torch.Tensor]:
     """k1 = log_prob − ref_log_prob = log(π_θ/π_ref) (Schulman 2020, http://joschu.net/blog/kl-approx.html).
@@ -112,7 +113,8 @@ def kl_k1(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor
     return {"kl": _simple(log_prob, ref_log_prob, clamp, "k1")}
 
 
-@register("kl.k2", params=[_LP, _REF, _CLAMP], outputs=["kl"])
+@register("kl.k2", params=[_LP, _REF, _CLAMP], outputs=["kl"],
+          examples=[{"log_prob": [[-1.0, -0.5]], "ref_log_prob": [[-1.2, -0.4]]}])
 def kl_k2(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor,
           clamp: float | None) -> dict[str, torch.Tensor]:
     """k2 = ½(log_prob − ref_log_prob)² (Schulman 2020): biased, ≥ 0; as a loss its gradient is
@@ -120,7 +122,8 @@ def kl_k2(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor
     return {"kl": _simple(log_prob, ref_log_prob, clamp, "k2")}
 
 
-@register("kl.k3", params=[_LP, _REF, _CLAMP], outputs=["kl"])
+@register("kl.k3", params=[_LP, _REF, _CLAMP], outputs=["kl"],
+          examples=[{"log_prob": [[-1.0, -0.5]], "ref_log_prob": [[-1.2, -0.4]]}])
 def kl_k3(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor,
           clamp: float | None) -> dict[str, torch.Tensor]:
     """k3 = e^Δ − Δ − 1 with Δ = ref_log_prob − log_prob (Schulman 2020): unbiased, ≥ 0; as a loss its
@@ -134,7 +137,8 @@ def kl_k3(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor
                   Param("mode", "choice", "kl", choices=PENALTY_MODES,
                         doc="'+' modes: base value with k2's gradient; 'full' is not here: use kl.full_vocab"),
                   Param("convention", "choice", "verl", choices=CONVENTIONS)],
-          outputs=["kl"])
+          outputs=["kl"],
+          examples=[{"log_prob": [[-1.0, -0.5]], "ref_log_prob": [[-1.2, -0.4]], "mode": "low_var_kl"}])
 def kl_penalty(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor, mode: str,
                convention: str) -> dict[str, torch.Tensor]:
     """Per-token KL penalty, as verl ``core_algos.kl_penalty`` / ``kl_penalty_forward``.
@@ -156,7 +160,9 @@ def kl_penalty(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.T
                   Param("estimator", "choice", choices=ESTIMATORS),
                   Param("convention", "choice", "verl", choices=CONVENTIONS,
                         doc="masked-mean convention (verl: Σm + 1e-8)")],
-          outputs=["kl", "per_token"])
+          outputs=["kl", "per_token"],
+          examples=[{"log_prob": [[-1.0, -0.5, -2.0]], "ref_log_prob": [[-1.2, -0.4, -1.0]], "mask": [[1, 1, 0]],
+                     "estimator": "k3"}])
 def kl_masked_estimate(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor,
                        mask: torch.Tensor, estimator: str, convention: str) -> dict[str, torch.Tensor]:
     """KL(π_θ‖π_ref) estimated as the masked mean over counted tokens of k1, k2 or k3 (unclamped).
@@ -171,7 +177,8 @@ def kl_masked_estimate(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob:
     return {"kl": masked_mean_t(k, mask, None, convention), "per_token": per_token}
 
 
-@register("kl.sequence", params=[_LP, _REF, Param("mask", "tensor", shape="(B, T)")], outputs=["kl"])
+@register("kl.sequence", params=[_LP, _REF, Param("mask", "tensor", shape="(B, T)")], outputs=["kl"],
+          examples=[{"log_prob": [[-1.0, -0.5, -2.0]], "ref_log_prob": [[-1.2, -0.4, -1.0]], "mask": [[1, 1, 0]]}])
 def kl_sequence(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor,
                 mask: torch.Tensor) -> dict[str, torch.Tensor]:
     """Sequence-level KL estimate per row: Σ_t m_t·(log_prob_t − ref_log_prob_t) = log π_θ(y)/π_ref(y) of

@@ -186,7 +186,8 @@ _CONV = Param("convention", "choice", "verl", choices=CONVENTIONS,
 @register("masked.mean",
           params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
                   Param("axis", "int", None, doc="reduce this axis; None: all elements"), _CONV],
-          outputs=["mean"])
+          outputs=["mean"],
+          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}])
 def masked_mean(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, axis: int | None,
                 convention: str) -> dict[str, torch.Tensor]:
     """Masked mean.
@@ -201,7 +202,8 @@ def masked_mean(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, ax
 @register("masked.sum",
           params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
                   Param("axis", "int", None, doc="reduce this axis; None: all elements")],
-          outputs=["sum"])
+          outputs=["sum"],
+          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]], "axis": 1}])
 def masked_sum(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor,
                axis: int | None) -> dict[str, torch.Tensor]:
     """Masked sum = Σ where(m, x, 0) (verl ``masked_sum``): nan/inf at masked positions are ignored."""
@@ -211,7 +213,8 @@ def masked_sum(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor,
 @register("masked.var",
           params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
                   Param("unbiased", "bool", True), _CONV],
-          outputs=["var"])
+          outputs=["var"],
+          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}])
 def masked_var(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, unbiased: bool,
                convention: str) -> dict[str, torch.Tensor]:
     """Masked variance over all elements (verl / TRL ``masked_var``).
@@ -226,7 +229,8 @@ def masked_var(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, unb
 @register("masked.whiten",
           params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
                   Param("shift_mean", "bool", True), _CONV],
-          outputs=["whitened"])
+          outputs=["whitened"],
+          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}])
 def masked_whiten(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, shift_mean: bool,
                   convention: str) -> dict[str, torch.Tensor]:
     """Whitening with masked statistics.
@@ -245,7 +249,9 @@ def masked_whiten(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, 
                   Param("batch_num_tokens", "float", None, doc="counted tokens in the global batch"),
                   Param("global_batch_size", "float", None, doc="sequences in the global batch"),
                   Param("loss_scale_factor", "float", None, doc="seq-mean-token-sum-norm divisor; default T")],
-          outputs=["loss"])
+          outputs=["loss"],
+          examples=[{"loss_mat": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]],
+                     "mode": "seq-mean-token-mean"}])
 def loss_aggregate(ctx: TensorContext, loss_mat: torch.Tensor, mask: torch.Tensor, mode: str, dp_size: int,
                    batch_num_tokens: float | None, global_batch_size: float | None,
                    loss_scale_factor: float | None) -> dict[str, torch.Tensor]:

@@ -27,7 +27,8 @@ def _check_finite(value: float, name: str) -> None:
                   Param("d", "tensor", None, doc="√KL; give kl or d"),
                   Param("alpha", "float"), Param("beta", "float"),
                   Param("method", "choice", choices=METHODS)],
-          outputs=["reward"])
+          outputs=["reward"],
+          examples=[{"kl": [1.0, 4.0], "alpha": 1.0, "beta": 0.1, "method": "bon"}])
 def overopt_gold_reward(ctx: TensorContext, kl: torch.Tensor | None, d: torch.Tensor | None, alpha: float,
                         beta: float, method: str) -> dict[str, torch.Tensor]:
     """Gold reward as a function of d = √KL (Gao et al. 2023, eq. 1–2):
@@ -53,7 +54,8 @@ def overopt_gold_reward(ctx: TensorContext, kl: torch.Tensor | None, d: torch.Te
 @register("overopt.peak",
           params=[Param("alpha", "float"), Param("beta", "float", doc="must be positive for a maximum"),
                   Param("method", "choice", choices=METHODS)],
-          outputs=["d", "kl", "reward"])
+          outputs=["d", "kl", "reward"],
+          examples=[{"alpha": 0.5, "beta": 0.25, "method": "rl"}])
 def overopt_peak(ctx: TensorContext, alpha: float, beta: float, method: str) -> dict[str, torch.Tensor]:
     """Maximum of the gold-reward curve (set dR/dd = 0).
 
@@ -71,7 +73,8 @@ def overopt_peak(ctx: TensorContext, alpha: float, beta: float, method: str) -> 
     return {"d": ctx.tensor(d), "kl": ctx.tensor(d * d), "reward": ctx.tensor(reward)}
 
 
-@register("bon.kl", params=[Param("n", "tensor", doc="number of samples, ≥ 1")], outputs=["kl"])
+@register("bon.kl", params=[Param("n", "tensor", doc="number of samples, ≥ 1")], outputs=["kl"],
+          examples=[{"n": 16}])
 def bon_kl(ctx: TensorContext, n: torch.Tensor) -> dict[str, torch.Tensor]:
     """Analytic KL of best-of-n sampling from its base policy: KL = ln n − (n − 1)/n
     (Stiennon et al. 2020, appendix; Gao et al. 2023, §2). n = 1 gives 0."""

@@ -16,7 +16,7 @@ from .errors import ReferenceInputError
 from .masked import CONVENTIONS, LOSS_AGG_MODES, agg_loss_t, masked_mean_t
 from .policy_variants import (GRPO_LOSS_VARIANTS, PPO_VARIANT_NAMES, SAPO_TAU_NEG, SAPO_TAU_POS, GRPOVariantArgs,
                               PPOVariantArgs, ppo_variant)
-from .registry import Param, register
+from .registry import Example, Param, register
 from .tensors import TensorContext, require_mask, require_ndim, require_positive, require_same_shape
 
 _BT = "(B, T)"
@@ -61,11 +61,19 @@ def _skip_if_ratio_high(loss: torch.Tensor, ratio: torch.Tensor, mask: torch.Ten
 
 @register("ppo.ratio",
           params=[Param("log_prob", "tensor", shape="(...)"), Param("old_log_prob", "tensor", shape="same")],
-          outputs=["ratio"])
+          outputs=["ratio"],
+          examples=[{"log_prob": [[-1.0, -0.5]], "old_log_prob": [[-1.1, -0.4]]}])
 def ppo_ratio(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: torch.Tensor) -> dict[str, torch.Tensor]:
     """Importance ratio ρ = π_θ/π_old = exp(log_prob − old_log_prob) (Schulman et al. 2017, eq. 6)."""
     require_same_shape(log_prob=log_prob, old_log_prob=old_log_prob)
     return {"ratio": torch.exp(log_prob - old_log_prob)}
+
+
+# Two rows with ratios on both sides of the clip band, the second row one token shorter; every loss
+# variant's example in docs/reference.md runs on it.
+_PPO_EXAMPLE = {"old_log_prob": [[-1.0, -0.5, -2.0], [-0.7, -1.2, -0.3]],
+                "log_prob": [[-0.7, -0.6, -2.0], [-1.0, -1.0, -0.3]],
+                "advantages": [[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]], "mask": [[1, 1, 1], [1, 1, 0]]}
 
 
 @register("ppo.policy_loss",
@@ -84,7 +92,16 @@ def ppo_ratio(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: torch.Te
                   Param("tau_pos", "float", SAPO_TAU_POS, doc="sapo: gate temperature where A > 0 (verl)"),
                   Param("tau_neg", "float", SAPO_TAU_NEG, doc="sapo: gate temperature where A <= 0 (verl)")],
           outputs=["pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl",
-                   "per_seq_loss", "seq_ratio"])
+                   "per_seq_loss", "seq_ratio"],
+          examples=[Example(_PPO_EXAMPLE, "vanilla (verl compute_policy_loss_vanilla)"),
+                    Example({**_PPO_EXAMPLE, "loss_variant": "gspo"}, "GSPO (verl compute_policy_loss_gspo)"),
+                    Example({**_PPO_EXAMPLE, "loss_variant": "sapo"}, "SAPO (verl compute_policy_loss_sapo)"),
+                    Example({**_PPO_EXAMPLE, "loss_variant": "cispo"}, "CISPO (verl compute_policy_loss_cispo)"),
+                    Example({**_PPO_EXAMPLE, "loss_variant": "gpg"}, "GPG (verl compute_policy_loss_gpg)"),
+                    Example({**_PPO_EXAMPLE, "loss_variant": "geo_mean"},
+                            "geometric-mean ratio (verl compute_policy_loss_geo_mean)"),
+                    Example({**_PPO_EXAMPLE, "loss_variant": "gspo", "convention": "openrlhf"},
+                            "GSPO as OpenRLHF PolicyLoss (policy_loss_type gspo)")])
 def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: torch.Tensor,
                     advantages: torch.Tensor, mask: torch.Tensor, clip_ratio: float, clip_ratio_low: float | None,
                     clip_ratio_high: float | None, clip_ratio_c: float | None, loss_agg_mode: str,
@@ -175,7 +192,8 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
                   Param("cliprange_value", "float", 0.5, doc="None: no clipping"), _AGG,
                   Param("ratio", "tensor", None, shape=_BT, doc="policy ratio for ratio_threshold"),
                   Param("ratio_threshold", "float", None), *GLOBAL_BATCH_PARAMS, _CONV],
-          outputs=["vf_loss", "vf_clipfrac", "per_token_loss"])
+          outputs=["vf_loss", "vf_clipfrac", "per_token_loss"],
+          examples=[{"vpreds": [[0.5, 1.5]], "returns": [[1.0, 1.0]], "values": [[0.4, 0.6]], "mask": [[1, 1]]}])
 def ppo_value_loss(ctx: TensorContext, vpreds: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
                    mask: torch.Tensor, cliprange_value: float | None, loss_agg_mode: str,
                    ratio: torch.Tensor | None, ratio_threshold: float | None, dp_size: int,
@@ -216,7 +234,8 @@ def ppo_value_loss(ctx: TensorContext, vpreds: torch.Tensor, returns: torch.Tens
 @register("ppo.entropy",
           params=[Param("logits", "tensor", shape="(B, T, V)"),
                   Param("mask", "tensor", None, shape=_BT), _AGG, *GLOBAL_BATCH_PARAMS],
-          outputs=["entropy", "entropy_loss"])
+          outputs=["entropy", "entropy_loss"],
+          examples=[{"logits": [[[1.0, 0.0, -1.0], [0.0, 0.0, 0.0]]], "mask": [[1, 1]]}])
 def ppo_entropy(ctx: TensorContext, logits: torch.Tensor, mask: torch.Tensor | None, loss_agg_mode: str,
                 dp_size: int, batch_num_tokens: float | None, global_batch_size: float | None,
                 loss_scale_factor: float | None) -> dict[str, torch.Tensor]:
@@ -248,7 +267,9 @@ def ppo_entropy(ctx: TensorContext, logits: torch.Tensor, mask: torch.Tensor | N
 @register("trpo.surrogate",
           params=[Param("log_prob", "tensor", shape=_BT), Param("old_log_prob", "tensor", shape=_BT),
                   Param("advantages", "tensor", shape=_BT), Param("mask", "tensor", shape=_BT)],
-          outputs=["per_token", "surrogate"])
+          outputs=["per_token", "surrogate"],
+          examples=[{"log_prob": [[-0.9, -0.6]], "old_log_prob": [[-1.0, -0.5]], "advantages": [[1.0, 1.0]],
+                     "mask": [[1, 1]]}])
 def trpo_surrogate(ctx: TensorContext, log_prob: torch.Tensor, old_log_prob: torch.Tensor,
                    advantages: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
     """TRPO surrogate objective (Schulman et al. 2015, eq. 14) L = E[ρ·A], ρ = exp(log_prob − old_log_prob).
@@ -277,6 +298,14 @@ def _grpo_aggregate(per_token: torch.Tensor, mask: torch.Tensor, loss_type: str,
     return summed.sum() / num_items  # dapo
 
 
+# Two completions, one advantage each, the second one token shorter; every loss type's example in
+# docs/reference.md runs on it.
+_GRPO_EXAMPLE = {"log_prob": [[-0.7, -0.6, -2.0], [-1.0, -1.0, -0.3]],
+                 "old_log_prob": [[-1.0, -0.5, -2.0], [-0.7, -1.2, -0.3]],
+                 "ref_log_prob": [[-0.9, -0.5, -1.9], [-0.8, -1.1, -0.3]],
+                 "advantages": [1.0, -1.0], "mask": [[1, 1, 1], [1, 1, 0]]}
+
+
 @register("grpo.loss",
           params=[Param("log_prob", "tensor", shape=_BT), Param("advantages", "tensor", shape="(B,)"),
                   Param("mask", "tensor", shape=_BT),
@@ -292,7 +321,11 @@ def _grpo_aggregate(per_token: torch.Tensor, mask: torch.Tensor, loss_type: str,
                   Param("use_bias_correction_kl", "bool", False),
                   Param("sapo_temperature_pos", "float", SAPO_TAU_POS, doc="sapo: temperature where A > 0"),
                   Param("sapo_temperature_neg", "float", SAPO_TAU_NEG, doc="sapo: temperature where A <= 0")],
-          outputs=["loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region", "cispo_clip_ratio"])
+          outputs=["loss", "kl", "clip_ratio_low", "clip_ratio_high", "clip_ratio_region", "cispo_clip_ratio"],
+          examples=[Example(_GRPO_EXAMPLE, "grpo with a k3 penalty (TRL _compute_loss)"),
+                    Example({**_GRPO_EXAMPLE, "loss_type": "luspo"}, "LUSPO (TRL HEAD loss_type luspo)"),
+                    Example({**_GRPO_EXAMPLE, "loss_type": "cispo"}, "CISPO (TRL HEAD loss_type cispo)"),
+                    Example({**_GRPO_EXAMPLE, "loss_type": "sapo"}, "SAPO (TRL HEAD loss_type sapo)")])
 def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor,
               old_log_prob: torch.Tensor | None, ref_log_prob: torch.Tensor | None, epsilon: float,
               epsilon_high: float | None, beta: float, loss_type: str, max_completion_length: int | None,

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from .errors import ReferenceInputError
 from .preference_weighting import pair_inputs_from_tokens
-from .registry import Param, register
+from .registry import Example, Param, register
 from .tensors import (TensorContext, require_distribution, require_ndim, require_positive,
                       require_same_shape)
 
@@ -378,7 +378,28 @@ _TOKEN_ONLY = ("chosen_token_logps", "rejected_token_logps", "chosen_mask", "rej
 DPO_LOSS_OUTPUTS = DPO_OUTPUTS + ["chosen_logps", "rejected_logps", "chosen_weights", "rejected_weights"]
 
 
-@register("dpo.loss", params=DPO_LOSS_PARAMS, outputs=DPO_LOSS_OUTPUTS)
+# Two preference pairs, the first ranked right by the policy and the second wrong (docs/reference.md).
+_DPO_EXAMPLE = {"policy_chosen_logps": [-10.0, -8.0], "policy_rejected_logps": [-12.0, -7.5],
+                "ref_chosen_logps": [-11.0, -8.2], "ref_rejected_logps": [-11.5, -7.8]}
+
+
+@register("dpo.loss", params=DPO_LOSS_PARAMS, outputs=DPO_LOSS_OUTPUTS,
+          examples=[Example(_DPO_EXAMPLE, "sigmoid loss on summed log-probs (TRL v0.28 dpo_loss)"),
+                    Example({"chosen_token_logps": [[-1.0, -2.0, -0.5]],
+                             "rejected_token_logps": [[-1.5, -2.5, 0.0]],
+                             "chosen_mask": [[1, 1, 1]], "rejected_mask": [[1, 1, 0]],
+                             "ref_chosen_token_logps": [[-1.1, -2.1, -0.6]],
+                             "ref_rejected_token_logps": [[-1.4, -2.2, 0.0]],
+                             "trl_version": "head", "ld_alpha": 0.5},
+                            "LD-DPO: the chosen response's third token counts with weight ld_alpha "
+                            "(TRL HEAD _compute_loss)"),
+                    Example({"chosen_token_logps": [[-1.0, -2.0]], "rejected_token_logps": [[-1.5, -2.5]],
+                             "chosen_mask": [[1, 1]], "rejected_mask": [[1, 1]],
+                             "ref_chosen_logps": [-3.2], "ref_rejected_logps": [-3.6],
+                             "chosen_logits": [[[2.0, 1.0, 0.0], [0.0, 1.0, 0.5]]],
+                             "rejected_logits": [[[1.0, 1.0, 0.0], [0.5, 0.0, 1.0]]],
+                             "trl_version": "head", "use_weighting": True},
+                            "WPO pair weights from the policy logits (TRL HEAD _compute_loss)")])
 def dpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor | None,
              policy_rejected_logps: torch.Tensor | None, ref_chosen_logps: torch.Tensor | None,
              ref_rejected_logps: torch.Tensor | None, beta: float,
@@ -477,7 +498,8 @@ def dpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor | None,
     return out
 
 
-@register("dpo.gradient", params=DPO_PARAMS, outputs=["grad_chosen", "grad_rejected", "weight"])
+@register("dpo.gradient", params=DPO_PARAMS, outputs=["grad_chosen", "grad_rejected", "weight"],
+          examples=[_DPO_EXAMPLE])
 def dpo_gradient(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch.Tensor,
                  ref_chosen_logps: torch.Tensor, ref_rejected_logps: torch.Tensor, beta: float,
                  loss_type: str | list[str], label_smoothing: float, trl_version: str, reference_free: bool,
@@ -515,7 +537,8 @@ def dpo_gradient(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_r
 @register("dpo.implicit_reward",
           params=[Param("log_prob", "tensor", shape="(...)"), Param("ref_log_prob", "tensor", shape="same"),
                   Param("beta", "float", 0.1)],
-          outputs=["reward"])
+          outputs=["reward"],
+          examples=[{"log_prob": [-10.0, -8.0], "ref_log_prob": [-11.0, -8.2], "beta": 0.1}])
 def dpo_implicit_reward(ctx: TensorContext, log_prob: torch.Tensor, ref_log_prob: torch.Tensor,
                         beta: float) -> dict[str, torch.Tensor]:
     """DPO implicit reward r = β·(log π_θ − log π_ref) (Rafailov et al. 2023, §5; TRL ``chosen_rewards``)."""
@@ -583,7 +606,8 @@ def _cpo_outputs(chosen: torch.Tensor, rejected: torch.Tensor, beta: float, loss
                   Param("gamma", "float", 0.5, doc="SimPO target margin γ (simpo_gamma)"),
                   Param("label_smoothing", "float", 0.0),
                   Param("alpha", "float", 0.0, doc="AlphaPO α; 0 keeps the log-probs")],
-          outputs=["losses", "loss", "chosen_rewards", "rejected_rewards"])
+          outputs=["losses", "loss", "chosen_rewards", "rejected_rewards"],
+          examples=[{"policy_chosen_logps": [-10.0, -8.0], "policy_rejected_logps": [-12.0, -7.5]}])
 def cpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch.Tensor,
              beta: float, loss_type: str, gamma: float, label_smoothing: float,
              alpha: float) -> dict[str, torch.Tensor]:
@@ -602,7 +626,8 @@ def cpo_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejec
                   Param("rejected_avg_logps", "tensor", shape=_PAIR),
                   Param("beta", "float", 2.0), Param("gamma", "float", 0.5),
                   Param("label_smoothing", "float", 0.0)],
-          outputs=["losses", "loss", "chosen_rewards", "rejected_rewards"])
+          outputs=["losses", "loss", "chosen_rewards", "rejected_rewards"],
+          examples=[{"chosen_avg_logps": [-0.8, -1.1], "rejected_avg_logps": [-1.2, -1.0]}])
 def simpo_loss(ctx: TensorContext, chosen_avg_logps: torch.Tensor, rejected_avg_logps: torch.Tensor,
                beta: float, gamma: float, label_smoothing: float) -> dict[str, torch.Tensor]:
     """SimPO (Meng et al. 2024) = ``cpo.loss`` with ``loss_type="simpo"`` on length-averaged log-probs.
@@ -643,7 +668,8 @@ LOG1MEXP = {"stable": log1mexp_stable, "naive": log1mexp_naive}
           params=[Param("chosen_avg_logps", "tensor", shape=_PAIR), Param("rejected_avg_logps", "tensor", shape=_PAIR),
                   Param("beta", "float", 0.1),
                   Param("log1mexp", "choice", "stable", choices=tuple(LOG1MEXP))],
-          outputs=["losses", "or_loss", "log_odds_ratio", "log_odds_chosen", "chosen_rewards", "rejected_rewards"])
+          outputs=["losses", "or_loss", "log_odds_ratio", "log_odds_chosen", "chosen_rewards", "rejected_rewards"],
+          examples=[{"chosen_avg_logps": [-0.8, -1.1], "rejected_avg_logps": [-1.2, -1.0]}])
 def orpo_loss(ctx: TensorContext, chosen_avg_logps: torch.Tensor, rejected_avg_logps: torch.Tensor,
               beta: float, log1mexp: str) -> dict[str, torch.Tensor]:
     """ORPO odds-ratio term, as TRL ``ORPOTrainer.odds_ratio_loss`` (Hong et al. 2024, eqs. 4 and 7).
@@ -697,7 +723,9 @@ def _kto_rejected(r: torch.Tensor, z: torch.Tensor, beta: float, loss_type: str)
                   Param("undesirable_weight", "float", 1.0),
                   Param("loss_type", "choice", "kto", choices=KTO_LOSS_TYPES),
                   Param("calculate_kl", "bool", True)],
-          outputs=["losses", "loss", "chosen_rewards", "rejected_rewards", "kl"])
+          outputs=["losses", "loss", "chosen_rewards", "rejected_rewards", "kl"],
+          examples=[{"policy_chosen_logps": [-10.0], "policy_rejected_logps": [-12.0], "policy_kl_logps": [-11.0, -9.0],
+                     "ref_chosen_logps": [-11.0], "ref_rejected_logps": [-11.5], "ref_kl_logps": [-11.2, -9.1]}])
 def kto_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejected_logps: torch.Tensor,
              policy_kl_logps: torch.Tensor | None, ref_chosen_logps: torch.Tensor,
              ref_rejected_logps: torch.Tensor, ref_kl_logps: torch.Tensor | None, beta: float,
@@ -743,7 +771,8 @@ def kto_loss(ctx: TensorContext, policy_chosen_logps: torch.Tensor, policy_rejec
 
 @register("preference.bradley_terry",
           params=[Param("reward_chosen", "tensor", shape="(...)"), Param("reward_rejected", "tensor", shape="same")],
-          outputs=["prob"])
+          outputs=["prob"],
+          examples=[{"reward_chosen": [1.0, 0.2], "reward_rejected": [0.0, 0.5]}])
 def bradley_terry(ctx: TensorContext, reward_chosen: torch.Tensor,
                   reward_rejected: torch.Tensor) -> dict[str, torch.Tensor]:
     """Bradley-Terry preference probability P(y_c ≻ y_r) = σ(r_c − r_r) = e^{r_c}/(e^{r_c} + e^{r_r})."""
@@ -754,7 +783,8 @@ def bradley_terry(ctx: TensorContext, reward_chosen: torch.Tensor,
 @register("policy.optimal",
           params=[Param("ref_probs", "tensor", shape="(..., K)", doc="π_ref over the last axis"),
                   Param("rewards", "tensor", shape="same as ref_probs"), Param("beta", "float")],
-          outputs=["probs", "log_partition"])
+          outputs=["probs", "log_partition"],
+          examples=[{"ref_probs": [[0.5, 0.3, 0.2]], "rewards": [[1.0, 0.0, -1.0]], "beta": 0.5}])
 def policy_optimal(ctx: TensorContext, ref_probs: torch.Tensor, rewards: torch.Tensor,
                    beta: float) -> dict[str, torch.Tensor]:
     """Maximiser of E_π[r] − β·KL(π‖π_ref): π* = π_ref·e^{r/β}/Z, Z = Σ π_ref·e^{r/β}.

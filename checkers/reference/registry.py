@@ -66,6 +66,19 @@ COMMON_PARAMS = (
 )
 
 
+@dataclass(frozen=True)
+class Example:
+    """One documented call of a function: its keyword arguments (tiny tensors as nested lists).
+
+    Only the arguments are recorded: the outputs are whatever the engine returns for them when the
+    reference page is generated (scripts/gen_reference_doc.py), so a documented value cannot drift from
+    the engine. ``title`` says what the example shows (e.g. which loss variant).
+    """
+
+    args: Mapping[str, Any]
+    title: str = ""
+
+
 @dataclass
 class RefFunction:
     name: str
@@ -73,6 +86,7 @@ class RefFunction:
     params: tuple[Param, ...]
     outputs: tuple[str, ...]
     doc: str
+    examples: tuple[Example, ...] = ()
     wrapper: Callable[..., dict[str, torch.Tensor]] = field(init=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
@@ -87,15 +101,34 @@ class RefFunction:
 _REGISTRY: dict[str, RefFunction] = {}
 
 
-def register(name: str, *, params: tuple[Param, ...] | list[Param], outputs: tuple[str, ...] | list[str]):
+def _examples(name: str, params: tuple[Param, ...],
+              examples: tuple[Example | Mapping[str, Any], ...] | list[Example | Mapping[str, Any]]
+              ) -> tuple[Example, ...]:
+    """The examples as :class:`Example` (a bare mapping is the arguments), each naming known parameters."""
+    known = {p.name for p in params} | {p.name for p in COMMON_PARAMS}
+    out = []
+    for ex in examples:
+        ex = ex if isinstance(ex, Example) else Example(dict(ex))
+        unknown = set(ex.args) - known
+        if unknown:  # a programming error in the registration, caught at import
+            raise TypeError(f"{name}: example names undeclared parameters {sorted(unknown)}")
+        out.append(ex)
+    return tuple(out)
+
+
+def register(name: str, *, params: tuple[Param, ...] | list[Param], outputs: tuple[str, ...] | list[str],
+             examples: tuple[Example | Mapping[str, Any], ...] | list[Example | Mapping[str, Any]] = ()):
     """Register ``impl`` under ``name``.
 
     ``impl`` receives every declared parameter already coerced (tensors as tensors of the context dtype
     on the context device, labels as int64 group ids, ``None`` for absent optionals) plus ``ctx``, a
-    :class:`TensorContext`. It returns a dict whose keys are a subset of ``outputs``.
+    :class:`TensorContext`. It returns a dict whose keys are a subset of ``outputs``. ``examples`` are
+    small documented calls (:class:`Example`, or a mapping of arguments) shown, with the outputs the
+    engine gives for them, in docs/reference.md.
     """
     params = tuple(params)
     outputs = tuple(outputs)
+    documented = _examples(name, params, examples)
 
     def deco(impl: Callable[..., dict[str, torch.Tensor]]):
         if name in _REGISTRY:
@@ -105,7 +138,7 @@ def register(name: str, *, params: tuple[Param, ...] | list[Param], outputs: tup
         missing = declared - set(sig.parameters)
         if missing or "ctx" not in sig.parameters:
             raise TypeError(f"{name}: implementation must accept {sorted(missing | {'ctx'})}")
-        entry = RefFunction(name, impl, params, outputs, inspect.getdoc(impl) or "")
+        entry = RefFunction(name, impl, params, outputs, inspect.getdoc(impl) or "", documented)
 
         @functools.wraps(impl)
         def wrapper(**kwargs: Any) -> dict[str, torch.Tensor]:

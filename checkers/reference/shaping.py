@@ -16,7 +16,8 @@ ADAPTIVE_CLIP = 0.2
 TERMINAL_ESTIMATORS = ("k1", "kl", "k2", "mse", "k3", "low_var_kl", "abs")
 
 
-@register("kl_controller.fixed", params=[Param("kl_coef", "float")], outputs=["kl_coef"])
+@register("kl_controller.fixed", params=[Param("kl_coef", "float")], outputs=["kl_coef"],
+          examples=[{"kl_coef": 0.05}])
 def kl_controller_fixed(ctx: TensorContext, kl_coef: float) -> dict[str, torch.Tensor]:
     """Fixed KL controller (verl ``FixedKLController``): β stays β."""
     return {"kl_coef": ctx.tensor(kl_coef)}
@@ -26,7 +27,8 @@ def kl_controller_fixed(ctx: TensorContext, kl_coef: float) -> dict[str, torch.T
           params=[Param("kl_coef", "float"), Param("current_kl", "float"), Param("target_kl", "float"),
                   Param("n_steps", "float"), Param("horizon", "float"),
                   Param("min_coef", "float", None), Param("max_coef", "float", None)],
-          outputs=["kl_coef", "proportional_error"])
+          outputs=["kl_coef", "proportional_error"],
+          examples=[{"kl_coef": 0.1, "current_kl": 8.0, "target_kl": 6.0, "n_steps": 256, "horizon": 10000}])
 def kl_controller_adaptive(ctx: TensorContext, kl_coef: float, current_kl: float, target_kl: float,
                            n_steps: float, horizon: float, min_coef: float | None,
                            max_coef: float | None) -> dict[str, torch.Tensor]:
@@ -68,7 +70,9 @@ def _coef(kl_coef: float | torch.Tensor, rows: int, name: str = "kl_coef") -> fl
                   Param("mask", "tensor", shape="(B, T)"), Param("kl_coef", "tensor_or_float"),
                   Param("mode", "choice", "kl", choices=PENALTY_MODES),
                   Param("convention", "choice", "verl", choices=CONVENTIONS)],
-          outputs=["token_level_rewards", "kl", "current_kl"])
+          outputs=["token_level_rewards", "kl", "current_kl"],
+          examples=[{"token_level_scores": [[0.0, 0.0, 1.0]], "old_log_prob": [[-1.0, -0.5, -2.0]],
+                     "ref_log_prob": [[-1.2, -0.4, -2.0]], "mask": [[1, 1, 1]], "kl_coef": 0.1}])
 def reward_kl_in_reward(ctx: TensorContext, token_level_scores: torch.Tensor, old_log_prob: torch.Tensor,
                         ref_log_prob: torch.Tensor, mask: torch.Tensor, kl_coef: float | torch.Tensor, mode: str,
                         convention: str) -> dict[str, torch.Tensor]:
@@ -100,7 +104,9 @@ def reward_kl_in_reward(ctx: TensorContext, token_level_scores: torch.Tensor, ol
                   Param("score_position", "choice", "last", choices=("last", "after_last")),
                   Param("reward_clip_range", "list", None, doc="[lo, hi] clamp of the scores"),
                   Param("convention", "choice", "verl", choices=CONVENTIONS)],
-          outputs=["rewards"])
+          outputs=["rewards"],
+          examples=[{"scores": [1.0], "log_prob": [[-1.0, -0.5, -2.0]], "ref_log_prob": [[-1.2, -0.4, -2.0]],
+                     "mask": [[1, 1, 0]], "kl_coef": 0.1}])
 def reward_terminal(ctx: TensorContext, scores: torch.Tensor, log_prob: torch.Tensor | None,
                     ref_log_prob: torch.Tensor | None, kl: torch.Tensor | None, mask: torch.Tensor,
                     kl_coef: float, estimator: str, mask_kl: bool, score_position: str,

@@ -16,6 +16,12 @@ Fenced blocks are extracted from the Markdown:
 
 A block that cannot run here (installers, servers, a PostgreSQL URL) is preceded by
 ``<!-- not-executed: reason -->`` and listed in NOT_EXECUTED below, so nothing is skipped silently.
+
+Numbers shown are compared to 1e-12 relative. A shell block preceded by ``<!-- rounded: numbers to N
+significant digits ... -->`` (the generated docs/reference.md, whose values come from the engine and are
+rounded so that the page does not depend on a platform's last bits) shows them rounded: each must be
+within 0.6 of a unit of its N-th significant digit of the answer (half a unit of rounding, plus room for
+another platform's last bits), or 1e-12 absolute (an exact zero's rounding noise is shown as 0).
 """
 
 from __future__ import annotations
@@ -53,7 +59,10 @@ NOT_EXECUTED = {
 }
 
 FENCE = re.compile(r"^```([A-Za-z0-9_+-]*)\s*$")
-MARKER = re.compile(r"^<!--\s*(not-executed|response-of):\s*(.*?)\s*-->\s*$")
+MARKER = re.compile(r"^<!--\s*(not-executed|response-of|rounded):\s*(.*?)\s*-->\s*$")
+ROUNDED = re.compile(r"numbers to (\d+) significant digits")
+ROUNDED_ABS_TOL = 1e-12  # what a rounded page shows as 0 (scripts/gen_reference_doc.py SHOWN_ZERO)
+ROUNDED_UNITS = 0.6  # of the last shown digit: 0.5 of rounding plus a platform's float noise, not a whole unit
 
 
 @dataclass
@@ -71,6 +80,15 @@ class Block:
     @property
     def first_line(self) -> str:
         return self.text.splitlines()[0] if self.text else ""
+
+    @property
+    def digits(self) -> int | None:
+        """Significant digits of the numbers shown, when the block is marked rounded (else exact)."""
+        if not self.marker or self.marker[0] != "rounded":
+            return None
+        m = ROUNDED.search(self.marker[1])
+        assert m, f"{self.where}: cannot read the rounding marker {self.marker[1]!r}"
+        return int(m.group(1))
 
 
 def extract_blocks(file: str, text: str) -> list[Block]:
@@ -152,8 +170,9 @@ def _value(tokens, i):
     raise ValueError(f"unexpected {v!r} in the shown output")
 
 
-def shape_problems(shown: Any, actual: Any, path: str = "$") -> list[str]:
-    """Where ``actual`` differs from the shown shape (empty when it matches)."""
+def shape_problems(shown: Any, actual: Any, path: str = "$", digits: int | None = None) -> list[str]:
+    """Where ``actual`` differs from the shown shape (empty when it matches); ``digits``: numbers are shown
+    rounded to that many significant digits."""
     if shown is ANY:
         return []
     if isinstance(shown, dict):
@@ -164,7 +183,7 @@ def shape_problems(shown: Any, actual: Any, path: str = "$") -> list[str]:
             if key not in actual:
                 out.append(f"{path}: key {key!r} missing (has {sorted(actual)})")
             else:
-                out += shape_problems(value, actual[key], f"{path}.{key}")
+                out += shape_problems(value, actual[key], f"{path}.{key}", digits)
         return out
     if isinstance(shown, list):
         if not isinstance(actual, list):
@@ -172,16 +191,24 @@ def shape_problems(shown: Any, actual: Any, path: str = "$") -> list[str]:
         if len(shown) == 1 and isinstance(shown[0], dict):  # [{...}]: every element, at least one
             if not actual:
                 return [f"{path}: expected a non-empty list"]
-            return [p for i, a in enumerate(actual) for p in shape_problems(shown[0], a, f"{path}[{i}]")]
+            return [p for i, a in enumerate(actual) for p in shape_problems(shown[0], a, f"{path}[{i}]", digits)]
         if len(shown) != len(actual):
             return [f"{path}: expected {len(shown)} elements, got {len(actual)}"]
-        return [p for i, (s, a) in enumerate(zip(shown, actual)) for p in shape_problems(s, a, f"{path}[{i}]")]
+        return [p for i, (s, a) in enumerate(zip(shown, actual))
+                for p in shape_problems(s, a, f"{path}[{i}]", digits)]
     if isinstance(shown, bool) or shown is None or isinstance(shown, str):
         return [] if type(actual) is type(shown) and actual == shown else [f"{path}: shown {shown!r}, got {actual!r}"]
     if isinstance(actual, bool) or not isinstance(actual, (int, float)):
         return [f"{path}: shown {shown!r}, got {actual!r}"]
-    # A number shown must be the number answered (shortest round-trip repr, as JSON prints it).
-    return [] if math.isclose(shown, actual, rel_tol=1e-12, abs_tol=0.0) else [f"{path}: shown {shown!r}, got {actual!r}"]
+    # A number shown must be the number answered (shortest round-trip repr, as JSON prints it), or that
+    # number rounded to ``digits`` significant digits.
+    if digits is None:
+        close = math.isclose(shown, actual, rel_tol=1e-12, abs_tol=0.0)
+    else:
+        scale = max(abs(shown), abs(actual))
+        unit = 10.0 ** (math.floor(math.log10(scale)) - digits + 1) if scale > 0 else 0.0
+        close = abs(shown - actual) <= max(ROUNDED_UNITS * unit, ROUNDED_ABS_TOL)
+    return [] if close else [f"{path}: shown {shown!r}, got {actual!r}"]
 
 
 # ------------------------------------------------------------------ shell blocks
@@ -285,7 +312,7 @@ class ShellSession:
             if isinstance(answer, dict) and "error" in answer:
                 return [f"{where}: the example fails: {answer['error']}"]
             return []
-        return [f"{where}: {p}" for p in shape_problems(parse_shape(cmd.shown), answer)]
+        return [f"{where}: {p}" for p in shape_problems(parse_shape(cmd.shown), answer, digits=block.digits)]
 
 
 # ------------------------------------------------------------------ python and json blocks
@@ -395,6 +422,26 @@ def test_shape_parser_and_matcher():
     assert shape_problems(shown, {**good, "e": 0})
     with pytest.raises(ValueError):
         parse_shape('{"a": }')
+
+
+def test_rounded_numbers_match_at_the_digits_shown_only_in_a_marked_block():
+    third = 1 / 3
+    assert shape_problems(parse_shape('{"x": [0.333333]}'), {"x": [third]})  # unmarked: exact
+    assert shape_problems(parse_shape('{"x": [0.333333]}'), {"x": [third]}, digits=6) == []
+    assert shape_problems(parse_shape('{"x": [0.333334]}'), {"x": [third]}, digits=6)  # one unit off
+    assert shape_problems(parse_shape('{"x": [0.333334]}'), {"x": [0.3333336]}, digits=6) == []
+    assert shape_problems(parse_shape('{"x": [-2.0]}'), {"x": [-2.0000051]}, digits=6) == []
+    assert shape_problems(parse_shape('{"x": [-2.0]}'), {"x": [-2.0000071]}, digits=6)
+    assert shape_problems(parse_shape('{"x": [10.0]}'), {"x": [9.999996]}, digits=6) == []  # rounded up a decade
+    assert shape_problems(parse_shape('{"x": [65660000.0]}'), {"x": [65659969.1]}, digits=6) == []  # 6.56600e7
+    assert shape_problems(parse_shape('{"x": [65660000.0]}'), {"x": [65661969.1]}, digits=6)  # 6.56620e7
+    assert shape_problems(parse_shape('{"x": 0.0}'), {"x": 2e-17}, digits=6) == []  # noise of an exact 0
+    assert shape_problems(parse_shape('{"x": 0.0}'), {"x": 2e-6}, digits=6)
+    assert shape_problems(parse_shape('{"x": "nan"}'), {"x": 0.5}, digits=6)
+    block = extract_blocks("x.md", "<!-- rounded: numbers to 6 significant digits, below 1e-12 as 0 -->\n"
+                                   "```bash\ncurl -s $B/x\n```\n")[0]
+    assert block.digits == 6
+    assert extract_blocks("x.md", "```bash\ncurl -s $B/x\n```\n")[0].digits is None
 
 
 def test_shell_blocks_are_split_into_commands_with_their_shown_outputs():
