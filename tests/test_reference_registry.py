@@ -2,6 +2,7 @@
 defaults and outputs, described and callable by name, and docs/reference.md is generated from it."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,31 @@ ALLOWED = {
 }
 
 
+# Engine v2 (the interface's additions): each row must have a documented example, executed by tests/docs
+# against a live server. A row is the function and the arguments that select it; an argument left out
+# of an example counts with its default, and GIVEN means "given, any value".
+GIVEN = object()
+V2_ROWS = [
+    ("ppo.policy_loss", {"loss_variant": "gspo", "convention": "verl"}),
+    ("ppo.policy_loss", {"loss_variant": "sapo"}),
+    ("ppo.policy_loss", {"loss_variant": "cispo"}),
+    ("ppo.policy_loss", {"loss_variant": "gpg"}),
+    ("ppo.policy_loss", {"loss_variant": "geo_mean"}),
+    ("ppo.policy_loss", {"loss_variant": "gspo", "convention": "openrlhf"}),
+    ("grpo.loss", {"loss_type": "luspo"}),
+    ("grpo.loss", {"loss_type": "cispo"}),
+    ("grpo.loss", {"loss_type": "sapo"}),
+    ("advantages.grpo", {"implementation": "vectorized"}),
+    ("advantages.grpo_passk", {}),
+    ("advantages.reinforce_pp_baseline", {}),
+    ("advantages.opo", {}),
+    ("advantages.gpg", {}),
+    ("advantages.grpo_multi", {"multi_objective_aggregation": "sum_then_normalize"}),
+    ("advantages.grpo_multi", {"multi_objective_aggregation": "normalize_then_sum"}),
+    ("dpo.loss", {"ld_alpha": GIVEN, "chosen_token_logps": GIVEN, "trl_version": "head"}),
+    ("dpo.loss", {"use_weighting": True, "chosen_token_logps": GIVEN, "trl_version": "head"}),
+]
+
 CONVENTIONS = ["verl", "trl", "openrlhf"]
 
 
@@ -216,6 +242,69 @@ def test_generator_includes_whatever_is_registered():
     assert "| `x` | tensor | `(B,)` | **required** |" in text
     assert "| `scale` | float |  | `2.0` |" in text
     assert "Outputs: `y`." in text
+
+
+def _selects(name: str, args: dict, row: dict) -> bool:
+    defaults = {p["name"]: p.get("default") for p in reference.describe(name)["params"]}
+    effective = {**defaults, **args}
+    return all(effective.get(k) is not None if v is GIVEN else effective.get(k) == v for k, v in row.items())
+
+
+@pytest.mark.parametrize("name", reference.names())
+def test_every_function_has_a_documented_example_that_runs(name):
+    examples = reference.get(name).examples
+    assert examples, f"{name} has no example: add examples= to its register(...)"
+    declared = set(reference.describe(name)["outputs"])
+    for ex in examples:
+        outputs = reference.call(name, **ex.args)
+        assert outputs and set(outputs) <= declared, (name, ex.args)
+
+
+@pytest.mark.parametrize("name,row", V2_ROWS, ids=[f"{n}-{'-'.join(map(str, r.values()))}" for n, r in V2_ROWS])
+def test_every_v2_row_has_an_example(name, row):
+    assert any(_selects(name, dict(ex.args), row) for ex in reference.get(name).examples), \
+        f"no example of {name} with {row}"
+
+
+def test_a_row_is_selected_by_its_arguments_and_defaults():
+    assert _selects("ppo.policy_loss", {"loss_variant": "gspo"}, {"loss_variant": "gspo", "convention": "verl"})
+    assert not _selects("ppo.policy_loss", {"loss_variant": "gspo", "convention": "openrlhf"},
+                        {"loss_variant": "gspo", "convention": "verl"})
+    assert _selects("advantages.grpo_multi", {}, {"multi_objective_aggregation": "sum_then_normalize"})
+    assert not _selects("dpo.loss", {"trl_version": "head"}, {"ld_alpha": GIVEN, "trl_version": "head"})
+
+
+def test_reference_page_shows_every_example_with_the_engines_answer():
+    """Each example is a curl request in a block the docs test compares at the digits shown, followed by
+    the answer: the engine's outputs for its arguments, rounded (the page is also checked to be current)."""
+    gen = _generator()
+    page = PAGE.read_text(encoding="utf-8")
+    sections = {s.split("`", 1)[0]: s for s in page.split("\n### `")[1:]}
+    for name in reference.names():
+        blocks = sections[name].split(gen.ROUNDED_MARKER + "\n```bash\n")[1:]
+        assert len(blocks) == len(reference.get(name).examples), name
+        for block, ex in zip(blocks, reference.get(name).examples):
+            assert block.startswith(f"curl -s -X POST $B/reference/{name} "), name
+            shown = block.split("# -> ", 1)[1].split("\n```", 1)[0].replace("\n#     ", "")
+            assert json.loads(shown) == {"function": name, "outputs": gen.run_example(name, dict(ex.args))}
+
+
+def test_shown_numbers_are_rounded_to_the_digits_the_docs_test_compares_at():
+    gen = _generator()
+    assert gen.shown_number(1 / 3) == 0.333333
+    assert gen.shown_number(-2.0000051) == -2.00001
+    assert gen.shown_number(65659969.137) == 65660000.0
+    assert gen.shown_number(3e-17) == 0.0  # rounding noise of an exact zero
+    assert gen.shown_number(float("nan")) == "nan" and gen.shown_number(float("-inf")) == "-inf"
+    assert gen.shown_value([[1 / 3, 2], [0.5]]) == [[0.333333, 2], [0.5]]
+    assert f"numbers to {gen.SHOWN_DIGITS} significant digits" in gen.ROUNDED_MARKER
+
+
+def test_an_example_must_name_declared_parameters():
+    from checkers.reference.registry import Param, register
+    with pytest.raises(TypeError, match="undeclared parameters"):
+        register("zz.bad_example", params=[Param("x", "tensor")], outputs=["y"], examples=[{"x": [1.0], "z": 2}])
+    assert "zz.bad_example" not in reference.names()
 
 
 @pytest.mark.parametrize("name", reference.names())
