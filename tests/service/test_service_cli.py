@@ -120,13 +120,16 @@ def test_serve_twice_is_idempotent(env, tmp_path):
                                      headers={"Content-Type": "application/json"}, method="POST")
         with urllib.request.urlopen(req, timeout=30) as r:
             attempt_id = json.load(r)["attempt_id"]
+            cookie = r.headers["Set-Cookie"].split(";")[0]  # the learner cookie: only its owner reads an attempt
     finally:
         first_out = started + _stop(proc)
     assert "migrated empty" in first_out and "1 added" in first_out
     proc, listing, started = _serve(env, bank, port)
     try:
         assert [q["id"] for q in listing["questions"]] == ["svc-sample-double"]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/attempts/{attempt_id}", timeout=10) as r:
+        read = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/attempts/{attempt_id}",
+                                      headers={"Cookie": cookie})
+        with urllib.request.urlopen(read, timeout=10) as r:
             assert json.load(r)["attempt_id"] == attempt_id
     finally:
         second_out = started + _stop(proc)
