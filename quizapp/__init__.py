@@ -47,6 +47,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(authoring_api.bp)
     app.register_blueprint(authoring_pages.bp)
 
+    from .accounts import api as accounts_api, pages as accounts_pages  # learner accounts and tokens
+    from .learning import api as learning_api, pages as learning_pages  # history, review, progress
+    app.register_blueprint(accounts_api.bp)
+    app.register_blueprint(accounts_pages.bp)
+    app.register_blueprint(learning_api.bp)
+    app.register_blueprint(learning_pages.bp)
+
     try:
         from .web import bp as web_bp  # the browser pages (owned by the web colleague)
     except ImportError as exc:  # not landed yet: the API works on its own

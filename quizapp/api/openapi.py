@@ -287,6 +287,10 @@ from ..authoring.openapi import SECURITY_SCHEMES as _AUTHORING_SECURITY, merge a
 
 _merge_authoring(PATHS, SCHEMAS)
 
+from ..learning.openapi import merge as _merge_learning  # noqa: E402  (history, review, progress, accounts)
+
+_merge_learning(PATHS, SCHEMAS)
+
 
 def _schemas() -> dict[str, Any]:
     """The schemas, with the part kinds read from the registry when the document is served (so a kind
