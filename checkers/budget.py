@@ -8,32 +8,12 @@ hard limit, which kills a worker whatever it is doing.
 
 from __future__ import annotations
 
-import gc
 import signal
 import sys
-import threading
 import time
 
-_gc_state = threading.local()
-
-
-def _gc_timer(phase: str, info: dict) -> None:
-    # A collection runs in whichever thread allocated last and scans every object of the process: in a
-    # large process (torch, sympy's caches) one full collection costs tens to hundreds of milliseconds
-    # that have nothing to do with the answer being checked, so it is kept off the budget clock.
-    if phase == "start":
-        _gc_state.start = time.thread_time()
-    elif getattr(_gc_state, "start", None) is not None:
-        _gc_state.total = getattr(_gc_state, "total", 0.0) + time.thread_time() - _gc_state.start
-        _gc_state.start = None
-
-
-gc.callbacks.append(_gc_timer)
-
-
-def clock() -> float:
-    """Seconds of this thread's CPU time (user + system), garbage-collection pauses excluded."""
-    return time.thread_time() - getattr(_gc_state, "total", 0.0)
+#: Seconds of this thread's CPU time (user + system).
+clock = time.thread_time
 
 #: The interval timer (and its signal) that counts the same kind of time for a single-threaded worker.
 TIMER = signal.ITIMER_PROF if hasattr(signal, "ITIMER_PROF") else None
