@@ -141,6 +141,9 @@ def statement(spec: Mapping[str, Any]) -> Message:
     if req.sigfigs is not None:
         return msg(f"Give at least {req.digits} {en_unit} (graded to {req.digits} significant figures).",
                    f"请至少给出 {req.digits} {zh_unit}（按 {req.digits} 位有效数字判分）。")
+    if req.mode == "decimals" and req.digits == 0:
+        return msg(f"Give a whole number (accepted within ±{_num(req.atol)} of the exact value).",
+                   f"请给出整数（与精确值相差不超过 ±{_num(req.atol)} 即可）。")
     if req.mode == "decimals":
         return msg(f"Give at least {req.digits} {en_unit} (accepted within ±{_num(req.atol)} of the exact value).",
                    f"请至少给出 {req.digits} {zh_unit}（与精确值相差不超过 ±{_num(req.atol)} 即可）。")
