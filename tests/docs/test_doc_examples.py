@@ -45,7 +45,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = ["README.md"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
 DOCUMENTED_ADDRESS = "http://127.0.0.1:5000"
-LANGS = {"bash", "sh", "python", "json", "yaml"}
+LANGS = {"bash", "sh", "python", "json", "yaml", "js"}
 PLAIN = {"", "text"}  # diagrams and plain text: no code to run
 
 # (file, first line of the block): the blocks that are marked not-executed, each for a reason given in
@@ -398,6 +398,8 @@ def test_doc_examples_run_and_show_real_answers(file, docs_live_server, tmp_path
             problems += run_python(block, base, tmp_path)
         elif block.lang == "json":
             problems += run_json(block, base)
+        elif block.lang == "js":
+            problems += check_js(block, tmp_path)
         elif block.lang == "yaml":
             loaded = yaml.safe_load(block.text)
             if not isinstance(loaded, dict):
@@ -405,6 +407,14 @@ def test_doc_examples_run_and_show_real_answers(file, docs_live_server, tmp_path
     assert not problems, "\n".join(problems)
     if file == "README.md":
         assert ran >= 5
+
+
+def check_js(block, tmp_path: Path) -> list[str]:
+    """A browser snippet cannot run without the page; node checks that it is valid JavaScript."""
+    src = tmp_path / "snippet.js"
+    src.write_text(block.text, encoding="utf-8")
+    done = subprocess.run(["node", "--check", str(src)], capture_output=True, text=True)
+    return [] if done.returncode == 0 else [f"{block.where}: not valid JavaScript: {done.stderr.strip()[:300]}"]
 
 
 # ------------------------------------------------------------------ the runner's own parts
