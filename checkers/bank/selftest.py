@@ -21,6 +21,11 @@ from typing import Any, Iterable, Mapping
 
 from .variants import params_for, public_view, solution_view
 
+#: Hard limit per graded example, in seconds: the service's default grading time. The self-test judges the
+#: question's content, not the machine's speed, so a loaded machine must not turn a correct example into
+#: ``undecided`` (the graders' soft budgets count CPU time; only this wall-clock limit would flip).
+SELFTEST_TIMEOUT = 10.0
+
 
 @dataclass
 class SelfTestReport:
@@ -151,7 +156,7 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
     def graded(raw: Any):
         count()
         try:
-            return grading.grade(raw, part, params)
+            return grading.grade(raw, part, params, timeout=SELFTEST_TIMEOUT)
         except Exception as exc:
             fail(pid, seed, f"grading {_short(raw)} raised {type(exc).__name__}: {exc}")
             return None
