@@ -231,3 +231,30 @@ class ReviewCard(Base):
     last_rating: Mapped[int | None] = mapped_column(Integer)  # fsrs.Rating 1..4
     pending_attempt_id: Mapped[str | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
     pending_rating: Mapped[int | None] = mapped_column(Integer)  # the graded parts' rating, if any
+
+
+# ------------------------------------------------------------------------------------------------
+# Practice: what a learner asked for while working on one variant (a hint, the solution).
+
+PRACTICE_EVENT_KINDS = ("hint", "solution")
+
+
+class PracticeEvent(Base):
+    """One hint shown or one "show solution" on a (learner, question, variant): the attempt policy
+    (:mod:`quizapp.practice.policy`) reads them to decide when the solution may be shown and how much
+    credit a part still earns; the review scheduler rates a question whose solution was asked for as Again."""
+
+    __tablename__ = "practice_events"
+    __table_args__ = (
+        CheckConstraint("kind IN ('hint', 'solution')", name="kind"),
+        Index("ix_practice_events_learner_question_variant", "learner_id", "question_id", "variant"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"))
+    variant: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    part_id: Mapped[str | None] = mapped_column(String(32))  # the part of a hint (None for the solution)
+    hint_index: Mapped[int | None] = mapped_column(Integer)  # 0 = the gentlest hint of that part
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
