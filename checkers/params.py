@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
 import threading
@@ -214,6 +215,17 @@ def _resolve_call(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
 _ENGINE_CACHE: "OrderedDict[str, dict[str, Any]]" = OrderedDict()
 _ENGINE_CACHE_MAX = 4096
 _engine_cache_lock = threading.Lock()
+
+
+def _renew_engine_cache_lock() -> None:
+    """A worker forked while another thread held the memo's lock would wait on it forever: the child gets
+    a fresh lock (the memoised tensors themselves are plain data, shared copy-on-write)."""
+    global _engine_cache_lock
+    _engine_cache_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_engine_cache_lock)
 
 
 def _engine_outputs(name: str, args: dict[str, Any]) -> dict[str, Any]:

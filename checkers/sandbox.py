@@ -32,6 +32,24 @@ DEFAULT_PRELOAD = ("sympy", "checkers.equivalence", "checkers.kinds")
 _START_TIMEOUT = 60.0  # a cold worker imports sympy; generous because CI machines are slow
 
 
+_kill_listeners: list[Callable[[str], None]] = []
+
+
+def add_kill_listener(fn: Callable[[str], None]) -> None:
+    """Call ``fn(reason)`` whenever a child is killed for overrunning a limit or found dead (``timeout``,
+    ``crash``; the code runner adds ``code_timeout``, ``code_output``): the service counts them as a metric."""
+    if fn not in _kill_listeners:
+        _kill_listeners.append(fn)
+
+
+def notify_kill(reason: str) -> None:
+    for fn in list(_kill_listeners):
+        try:
+            fn(reason)
+        except Exception:  # noqa: BLE001 - a broken listener must not turn a verdict into a crash
+            pass
+
+
 class SandboxError(RuntimeError):
     """Base class of the pool's own failures (never a learner's fault)."""
 
@@ -305,6 +323,7 @@ class WorkerPool:
         except (OSError, EOFError, BrokenPipeError) as exc:
             self.stats.crashes += 1
             self._discard(w)
+            notify_kill("crash")
             raise WorkerCrashed("sandbox worker was gone") from exc
         except Exception as exc:  # the task did not pickle: nothing was written, the worker is still good
             self._release(w)
@@ -312,12 +331,14 @@ class WorkerPool:
         if not w.conn.poll(timeout):
             self.stats.timeouts += 1
             self._discard(w)
+            notify_kill("timeout")
             raise TaskTimeout(timeout)
         try:
             reply = w.conn.recv()
         except (EOFError, OSError) as exc:
             self.stats.crashes += 1
             self._discard(w)
+            notify_kill("crash")
             raise WorkerCrashed("sandbox worker died during the task") from exc
         self._release(w)
         if reply[0] == "ok":
@@ -413,5 +434,6 @@ def _after_fork_in_child() -> None:
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
-__all__ = ["PoolBusy", "RemoteError", "SandboxError", "TaskTimeout", "WorkerCrashed", "WorkerPool",
+__all__ = ["add_kill_listener", "notify_kill",
+           "PoolBusy", "RemoteError", "SandboxError", "TaskTimeout", "WorkerCrashed", "WorkerPool",
            "get_pool", "in_worker", "is_inprocess", "run", "set_inprocess", "shutdown"]

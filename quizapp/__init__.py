@@ -65,6 +65,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.after_request(_html_security_headers)
 
+    from . import ops  # request ids, /healthz /readyz /metrics, rate limits (after every blueprint)
+    ops.init_app(app)
+
     from .cli import register_commands
     register_commands(app)
     return app

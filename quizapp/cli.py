@@ -4,7 +4,7 @@
     quizapp load-bank [--path DIR]     load question files: unchanged -> nothing, changed -> new version
     quizapp selftest [--seeds 20]      run the bank self-test over the question files
     quizapp export --out DIR           write the published bank as question files
-    quizapp serve [--host --port]      migrate, load the bank, serve with waitress (HOST/PORT env)
+    quizapp serve [--host --port]      migrate, load the bank, serve (gunicorn workers; waitress elsewhere)
     quizapp import DIR                 validate, self-test and import question files (all or nothing)
     quizapp create-author / create-token / revoke-token / list-tokens / regrade   (quizapp/authoring/cli.py)
 """
@@ -109,16 +109,18 @@ def export_command(out: str) -> None:
 @click.command("serve")
 @click.option("--host", default=None, help="default HOST or 127.0.0.1")
 @click.option("--port", default=None, type=int, help="default PORT or 5000")
-@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64))
+@click.option("--workers", default=None, type=click.IntRange(1, 256),
+              help="worker processes (gunicorn; default WEB_WORKERS or the number of cores)")
+@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64), help="threads per worker")
+@click.option("--server", "server_name", type=click.Choice(["auto", "gunicorn", "waitress"]), default="auto",
+              show_default=True, help="auto: gunicorn where it runs (Linux), else waitress")
 @click.option("--bank", "bank_path", default=None, help="question folder (default QUIZ_BANK_PATH)")
 @click.option("--no-load", is_flag=True, help="do not load the bank before serving")
 @with_appcontext
-def serve_command(host: str | None, port: int | None, threads: int, bank_path: str | None,
-                  no_load: bool) -> None:
-    """Migrate, load the bank, then serve with waitress."""
-    import logging
-
-    import waitress
+def serve_command(host: str | None, port: int | None, workers: int | None, threads: int, server_name: str,
+                  bank_path: str | None, no_load: bool) -> None:
+    """Migrate, load the bank, then serve (gunicorn worker processes, or waitress)."""
+    from . import serving
 
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     host = host or os.environ.get("HOST") or "127.0.0.1"
@@ -126,12 +128,18 @@ def serve_command(host: str | None, port: int | None, threads: int, bank_path: s
     _upgrade()
     if not no_load:
         _load(bank_path or _default_bank(), strict=False)  # a broken file must not keep the others offline
-    logging.basicConfig()  # as waitress.serve does: its warnings (queue depth...) reach stderr
-    # Bind first, then say so: the line means the port accepts connections, so scripts and tests wait
-    # for it instead of polling the port.
-    server = waitress.create_server(app, host=host, port=port, threads=threads, ident="quizapp")
-    click.echo(f"serving on http://{host}:{port}/ (database {_safe_url(app.config['DATABASE_URL'])})")
-    server.run()
+    label = _safe_url(app.config["DATABASE_URL"])
+
+    def announce(line: str) -> None:
+        click.echo(line)
+        sys.stdout.flush()
+
+    if server_name == "gunicorn" or (server_name == "auto" and serving.gunicorn_available()):
+        workers = workers or int(os.environ.get("WEB_WORKERS") or 0) or serving.default_workers()
+        serving.serve_gunicorn(app, host=host, port=port, workers=workers, threads=threads, announce=announce,
+                               db_label=label, app_factory=_create_app)
+    else:
+        serving.serve_waitress(app, host=host, port=port, threads=threads, announce=announce, db_label=label)
 
 
 def _safe_url(url: str) -> str:

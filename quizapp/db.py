@@ -1,8 +1,13 @@
 """SQLAlchemy 2.0 engine and one session per request (or per CLI command).
 
 SQLite connections get ``journal_mode=WAL``, ``busy_timeout``, ``foreign_keys=ON`` and
-``synchronous=NORMAL`` on connect, so concurrent writers wait for each other instead of failing with
-"database is locked". Any other URL (PostgreSQL through psycopg) is used unchanged.
+``synchronous=FULL`` on connect: concurrent writers (threads, and the worker processes of ``quizapp serve``)
+wait for each other instead of failing with "database is locked", readers never wait for a writer, and a
+commit returns only once the WAL is synced, so an attempt answered with 201 survives a power loss
+(``NORMAL`` syncs only at checkpoints: a crash of the machine could drop acknowledged attempts; the cost
+is measured by ``benchmarks/bench_load.py``). The driver opens a transaction only at the first write
+(pysqlite's default), so a write transaction holds the lock from its first INSERT to its commit and never
+has to upgrade a stale read snapshot. Any other URL (PostgreSQL through psycopg) is used unchanged.
 
 Usage inside a request or app context::
 
@@ -59,7 +64,7 @@ def _install_sqlite_pragmas(engine: Engine, busy_timeout_ms: int) -> None:
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA synchronous = FULL")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()

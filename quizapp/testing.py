@@ -45,7 +45,9 @@ def make_app(tmp_path: Path, *, migrate: bool = True, **config: Any):
     from .migrate import upgrade
 
     cfg = {"TESTING": True, "SECRET_KEY": "test-secret",
-           "DATABASE_URL": f"sqlite:///{Path(tmp_path) / 'quiz.sqlite3'}", "GRADE_TIMEOUT": 20}
+           "DATABASE_URL": f"sqlite:///{Path(tmp_path) / 'quiz.sqlite3'}", "GRADE_TIMEOUT": 20,
+           # Tests submit and check far faster than a learner; tests/service/test_service_ops.py turns them on.
+           "RATELIMIT_ENABLED": False}
     cfg.update(config)
     app = create_app(cfg)
     if migrate:

@@ -144,6 +144,9 @@ def run(source: str, function: str, cases: list[dict[str, Any]], limits: CodeLim
         os.close(in_w)
     try:
         _read_replies(out_r, pid, limits, outcome)
+        if outcome.timed_out or outcome.too_large:
+            from ..sandbox import notify_kill
+            notify_kill("code_timeout" if outcome.timed_out else "code_output")
     finally:
         os.close(out_r)
         _kill_group(pid)   # whatever it left behind goes with it

@@ -16,6 +16,7 @@ attempt with no counted part at all is stored with ``counted: false`` and is ign
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Mapping
 
 from sqlalchemy import select
@@ -71,6 +72,7 @@ def _grade_timeout() -> float | None:
 def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
     from checkers import grading
 
+    started = time.perf_counter()
     try:
         verdict = grading.grade(raw, part, params, timeout=_grade_timeout())
         record = json_safe(verdict)
@@ -78,6 +80,8 @@ def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) ->
         log.exception("grading part %r failed", part.get("id"))
         record = {"status": "undecided", "score": 0.0, "feedback": _in_every_language(CHECKER_FAILED),
                   "note": "checker_error", "interpreted_as": None, "details": {}}
+    from ..ops.metrics import observe_grading
+    observe_grading(part.get("kind", "unknown"), time.perf_counter() - started)
     status = record.get("status")
     counted = status in ("correct", "incorrect")
     try:

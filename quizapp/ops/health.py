@@ -1,0 +1,79 @@
+"""Probes for a load balancer or an orchestrator.
+
+``GET /healthz``  200 ``{"status": "ok"}`` while the process answers at all (liveness: restart it if not).
+``GET /readyz``   200 when this worker can serve: the database answers ``SELECT 1``, its schema is at the
+                  newest migration (a worker started before ``db-upgrade`` finished must not take traffic)
+                  and the grader pool answers a probe task; otherwise 503 with each failed check named.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify
+from sqlalchemy import text
+
+log = logging.getLogger(__name__)
+bp = Blueprint("ops_health", __name__)
+
+_head_lock = threading.Lock()
+_head: dict[str, str | None] = {}
+
+
+def _head_revision(app) -> str | None:
+    """The newest migration of the checkout (read once per process: the files do not change under it)."""
+    from ..migrate import head_revision
+
+    key = app.config["MIGRATIONS_PATH"]
+    with _head_lock:
+        if key not in _head:
+            _head[key] = head_revision(app)
+        return _head[key]
+
+
+def _check_database(app) -> dict[str, Any]:
+    from ..db import get_db
+    from ..migrate import current_revision
+
+    try:
+        with get_db(app).engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        current = current_revision(app)
+    except Exception as exc:  # noqa: BLE001 - any failure means "not ready", with its reason
+        return {"database": {"ok": False, "error": type(exc).__name__}}
+    head = _head_revision(app)
+    return {"database": {"ok": True},
+            "migrations": {"ok": current == head, "current": current, "head": head}}
+
+
+def _check_grader() -> dict[str, Any]:
+    from checkers import sandbox
+
+    if sandbox.is_inprocess():
+        return {"grader": {"ok": True, "mode": "inprocess"}}
+    try:
+        ok = sandbox.run(sandbox.probe_echo, 1, timeout=5.0) == 1
+    except Exception as exc:  # noqa: BLE001
+        return {"grader": {"ok": False, "error": type(exc).__name__}}
+    return {"grader": {"ok": ok, "mode": "pool"}}
+
+
+@bp.get("/healthz")
+def healthz():
+    return jsonify({"status": "ok"})
+
+
+@bp.get("/readyz")
+def readyz():
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    checks = {**_check_database(app), **_check_grader()}
+    ready = all(c.get("ok") for c in checks.values())
+    if not ready:
+        log.warning("not ready: %s", {k: v for k, v in checks.items() if not v.get("ok")})
+    return jsonify({"status": "ready" if ready else "not_ready", "checks": checks}), (200 if ready else 503)
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,152 @@
+"""The production server behind ``quizapp serve``: gunicorn worker processes on Linux, waitress elsewhere.
+
+One Python process grades on one core; gunicorn runs ``workers`` processes (default: the number of
+cores), each with ``threads`` request threads (the ``gthread`` worker), all accepting on one socket.
+
+* **Preloaded app.** The master builds the Flask app once (after migrating and loading the bank), so a
+  worker forked from it answers its first request without importing anything. Preloading is skipped when
+  the reference engine runs on CUDA: a CUDA context does not survive ``fork``.
+* **Per process after the fork.** Everything holding a file descriptor, a thread or a lock is made again in
+  each worker: the SQLAlchemy pool is disposed without closing the parent's connections
+  (``engine.dispose(close=False)``, SQLAlchemy's "Using Connection Pools with Multiprocessing"), the
+  checkers sandbox pool and the code-run template are pid-aware (:mod:`checkers.sandbox`,
+  :mod:`checkers.coderun.runner`), the engine memo's lock is renewed (:mod:`checkers.params`), and the
+  Prometheus multiprocess files are per pid (:mod:`quizapp.ops.metrics`).
+* **Signals** (gunicorn's): ``SIGHUP`` starts new workers and stops the old ones gracefully (a rolling
+  restart: requests in flight finish); ``SIGTERM`` stops gracefully within ``graceful_timeout`` seconds;
+  ``SIGINT``/``SIGQUIT`` stop at once.
+
+The line ``serving on http://HOST:PORT/`` is printed once the socket listens (scripts and tests wait for it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable
+
+from flask import Flask
+
+
+def gunicorn_available() -> bool:
+    """gunicorn needs ``fork`` and ``fcntl`` (Linux, macOS); waitress runs everywhere else."""
+    if sys.platform.startswith("win"):
+        return False
+    try:
+        import gunicorn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def preload_is_safe(app: Flask) -> bool:
+    device = str(app.config.get("QUIZ_DEVICE") or "cpu")
+    return not device.startswith("cuda")
+
+
+def after_fork(app: Flask) -> None:
+    """Run in each new worker: drop what the master's connections and caches left in this process."""
+    from . import db
+
+    database = app.extensions.get(db.EXTENSION_KEY)
+    if database is not None:
+        # close=False: the sockets/files belong to the master too; closing them here would break its state.
+        database.engine.dispose(close=False)
+    from .ops import after_fork as ops_after_fork
+    ops_after_fork(app)
+
+
+def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: int,
+                   announce: Callable[[str], None], db_label: str = "", graceful_timeout: int = 30,
+                   app_factory: Callable[[], Flask] | None = None) -> None:
+    """Serve ``app`` with gunicorn until the master is stopped. ``app_factory`` builds the app in each
+    worker instead when preloading is not safe."""
+    from gunicorn.app.base import BaseApplication
+
+    preload = app_factory is None or preload_is_safe(app)
+    def when_ready(_server) -> None:
+        announce(f"serving on http://{host}:{port}/ ({workers} worker(s) x {threads} threads, database {db_label})")
+
+    def post_fork(_server, _worker) -> None:
+        if preload:
+            after_fork(app)
+
+    def child_exit(_server, worker) -> None:
+        from .ops.metrics import worker_exited
+        worker_exited(worker.pid)
+
+    options: dict[str, Any] = {
+        "bind": f"{host}:{port}",
+        "workers": workers,
+        "threads": threads,
+        "worker_class": "gthread",
+        "preload_app": preload,
+        "graceful_timeout": graceful_timeout,
+        # A request grades within GRADE_TIMEOUT; a worker silent for much longer than that is stuck.
+        "timeout": max(60, int(float(app.config.get("GRADE_TIMEOUT", 10)) * 4)),
+        "keepalive": 5,
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": os.environ.get("GUNICORN_LOGLEVEL", "info"),
+        "proc_name": "quizapp",
+        "when_ready": when_ready,
+        "post_fork": post_fork,
+        "child_exit": child_exit,
+    }
+
+    class _Application(BaseApplication):
+        def load_config(self) -> None:
+            for key, value in options.items():
+                if key in self.cfg.settings and value is not None:
+                    self.cfg.set(key, value)
+
+        def load(self) -> Flask:
+            return app if preload else app_factory()  # type: ignore[misc]
+
+    import tempfile
+
+    from .ops import metrics, request_id
+
+    # Each worker counts its own requests: /metrics sums the per-process files of this folder.
+    own_folder = None if os.environ.get("PROMETHEUS_MULTIPROC_DIR") else tempfile.mkdtemp(prefix="quizapp-metrics-")
+    metrics.enable_multiprocess(own_folder or os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    app.config["RATELIMIT_WORKERS"] = workers  # in-memory limits: each worker keeps 1/workers of a budget
+    if os.environ.get("QUIZ_LOG_JSON", "1") != "0":
+        request_id.configure_logging()
+    if preload:
+        from . import db
+        database = app.extensions.get(db.EXTENSION_KEY)
+        if database is not None:
+            database.engine.dispose()  # the master keeps no connection the workers could inherit
+    try:
+        _Application().run()
+    finally:
+        if own_folder:
+            import shutil
+            shutil.rmtree(own_folder, ignore_errors=True)
+
+
+def serve_waitress(app: Flask, *, host: str, port: int, threads: int, announce: Callable[[str], None],
+                   db_label: str = "") -> None:
+    """One process, ``threads`` request threads: where gunicorn cannot run, or asked for."""
+    import logging
+
+    import waitress
+
+    if os.environ.get("QUIZ_LOG_JSON", "1") != "0":
+        from .ops.request_id import configure_logging
+        configure_logging()  # JSON lines on stderr; waitress's warnings (queue depth...) among them
+    else:
+        logging.basicConfig()  # as waitress.serve does: its warnings (queue depth...) reach stderr
+    # Bind first, then say so: the line means the port accepts connections.
+    server = waitress.create_server(app, host=host, port=port, threads=threads, ident="quizapp")
+    announce(f"serving on http://{host}:{port}/ (waitress, {threads} threads, database {db_label})")
+    server.run()

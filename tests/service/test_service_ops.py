@@ -1,0 +1,143 @@
+"""Operations endpoints and limits: /healthz, /readyz (and what makes it 503), request ids, Prometheus
+metrics (request latency per endpoint, grading latency per kind, sandbox kills) and the rate limits on
+submitting and checking (429 with Retry-After per learner and per address; off with RATELIMIT_ENABLED)."""
+
+import pytest
+
+from checkers import sandbox
+from quizapp import testing
+from quizapp.ops import limits
+
+QID = testing.SAMPLE_QUESTION["id"]
+
+
+def _submit(client, variant=1, **kw):
+    return client.post(f"/api/v1/questions/{QID}/attempts",
+                       json={"variant": variant, "answers": {"a": "1.0", "b": "yes"}}, **kw)
+
+
+def test_healthz_and_readyz(client):
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.get_json() == {"status": "ok"}
+    r = client.get("/readyz")
+    body = r.get_json()
+    assert r.status_code == 200 and body["status"] == "ready", body
+    assert body["checks"]["database"]["ok"] and body["checks"]["grader"]["ok"]
+    assert body["checks"]["migrations"]["current"] == body["checks"]["migrations"]["head"]
+
+
+def test_readyz_is_503_before_the_database_is_migrated(tmp_path):
+    app = testing.make_app(tmp_path, migrate=False)
+    r = app.test_client().get("/readyz")
+    body = r.get_json()
+    assert r.status_code == 503 and body["status"] == "not_ready"
+    assert body["checks"]["migrations"] == {"ok": False, "current": None, "head": body["checks"]["migrations"]["head"]}
+    assert body["checks"]["migrations"]["head"]  # the checkout has migrations
+
+
+def test_request_id_is_echoed_or_made(client):
+    r = client.get("/api/v1/questions", headers={"X-Request-ID": "abc-123.x"})
+    assert r.headers["X-Request-ID"] == "abc-123.x"
+    made = client.get("/api/v1/questions", headers={"X-Request-ID": "no spaces; or <tags>"}).headers["X-Request-ID"]
+    assert len(made) == 32 and int(made, 16) >= 0
+    other = client.get("/nowhere").headers["X-Request-ID"]  # a 404 gets one too
+    assert other != made
+
+
+def test_access_log_names_the_request_id(client, caplog):
+    import json
+    import logging
+
+    from quizapp.ops.request_id import JsonFormatter, RequestIdFilter
+
+    with caplog.at_level(logging.INFO, logger="quizapp.access"):
+        client.get("/healthz", headers={"X-Request-ID": "trace-42"})
+    record = [r for r in caplog.records if r.name == "quizapp.access"][-1]
+    RequestIdFilter().filter(record)
+    line = json.loads(JsonFormatter().format(record))
+    assert line["path"] == "/healthz" and line["status"] == 200 and line["endpoint"] == "ops_health.healthz"
+    assert line["request_id"] == "trace-42" and line["ms"] >= 0
+
+
+def _value(text, series):
+    """The value of one series in the exposition text (0 when absent: nothing counted yet)."""
+    for line in text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_metrics_count_requests_grading_and_kills(client):
+    # Metrics are per process (as Prometheus counts them): compare before and after.
+    series = ['quizapp_requests_total{endpoint="api.submit_attempt",method="POST",status="201"}',
+              'quizapp_request_seconds_count{endpoint="api.list_questions",method="GET"}',
+              # The sample question has a numeric part and a choice part: one grading observation each.
+              'quizapp_grading_seconds_count{kind="numeric"}',
+              'quizapp_grading_seconds_count{kind="choice"}',
+              'quizapp_sandbox_kills_total{reason="timeout"}']
+    before = client.get("/metrics").get_data(as_text=True)
+    assert _submit(client).status_code == 201
+    client.get("/api/v1/questions")
+    sandbox.notify_kill("timeout")
+    r = client.get("/metrics")
+    assert r.status_code == 200 and r.mimetype == "text/plain"
+    after = r.get_data(as_text=True)
+    assert [_value(after, s) - _value(before, s) for s in series] == [1.0, 1.0, 1.0, 1.0, 1.0]
+
+
+def test_share_of_a_limit_per_worker():
+    assert limits._share("30/minute", 1) == "30/minute"
+    assert limits._share("30/minute", 4) == "7/1 minute"
+    assert limits._share("1/second;10/minute", 3) == "1/1 second;3/1 minute"
+
+
+@pytest.fixture
+def limited_app(tmp_path):
+    app = testing.make_app(tmp_path, RATELIMIT_ENABLED=True, RATELIMIT_SUBMIT="3/minute",
+                           RATELIMIT_SUBMIT_PER_ADDRESS="5/minute", RATELIMIT_CHECK="2/minute",
+                           RATELIMIT_CHECK_PER_ADDRESS="100/minute")
+    testing.load_sample(app)
+    return app
+
+
+def _learner_client(app):
+    """A client holding a signed learner cookie of its own (as after its first visit)."""
+    import uuid
+
+    from quizapp.learners import _serializer
+
+    client = app.test_client()
+    with app.test_request_context():
+        client.set_cookie(app.config["LEARNER_COOKIE"], _serializer().dumps(uuid.uuid4().hex))
+    return client
+
+
+def test_submit_is_limited_per_learner(limited_app):
+    first = _learner_client(limited_app)
+    assert [_submit(first, v).status_code for v in range(4)] == [201, 201, 201, 429]
+    r = _submit(first, 9)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert r.get_json()["error"]["code"] == "too_many_requests"
+    assert _submit(_learner_client(limited_app), 1).status_code == 201  # another learner has its own budget
+
+
+def test_submit_is_limited_per_address(limited_app):
+    # Five learners behind one address: the address's budget of 5 covers the first five only.
+    codes = [_submit(_learner_client(limited_app), v).status_code for v in range(6)]
+    assert codes == [201] * 5 + [429]
+    other = _learner_client(limited_app)
+    assert _submit(other, 1, environ_base={"REMOTE_ADDR": "10.0.0.7"}).status_code == 201
+
+
+def test_check_endpoints_are_limited_and_reads_are_not(limited_app):
+    client = _learner_client(limited_app)
+    body = {"expected": "1", "answer": "1"}
+    codes = [client.post("/api/v1/check/symbolic", json=body).status_code for _ in range(3)]
+    assert 429 not in codes[:2] and codes[2] == 429
+    assert all(client.get("/api/v1/questions").status_code == 200 for _ in range(5))
+
+
+def test_limits_off(app):
+    client = app.test_client()
+    assert app.config["RATELIMIT_ENABLED"] is False
+    assert all(_submit(client, v).status_code == 201 for v in range(40))

@@ -1,0 +1,158 @@
+"""Several processes write one SQLite file: worker processes forked from a process that already used the
+database (as gunicorn forks from its preloaded master) each submit attempts at the same moment; every
+acknowledged attempt is stored once, none is lost or duplicated, and the file passes its integrity check.
+Then ``quizapp serve`` itself: gunicorn with two workers, the probes, metrics summed over the workers,
+a graceful restart on SIGHUP and a graceful stop on SIGTERM."""
+
+import json
+import multiprocessing as mp
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import urllib.request
+
+import pytest
+from sqlalchemy import select
+
+from quizapp import serving, testing
+from quizapp.db import get_db
+from quizapp.models import Attempt
+
+PROCESSES = 4
+PER_PROCESS = 12
+
+
+def _writer(app, index, barrier, out):
+    """In a forked child: renew what the parent owned, then submit PER_PROCESS attempts after the barrier."""
+    from checkers import sandbox
+
+    serving.after_fork(app)
+    sandbox.set_inprocess(True)  # the child grades itself: the test is about the database
+    client = app.test_client()
+    barrier.wait()
+    acknowledged = []
+    for j in range(PER_PROCESS):
+        r = client.post(f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}/attempts",
+                        json={"variant": index * 100 + j, "answers": {"a": "1.0", "b": "yes"}})
+        if r.status_code == 201:
+            acknowledged.append(r.get_json()["attempt_id"])
+        else:
+            acknowledged.append(f"status {r.status_code}: {r.get_data(as_text=True)[:200]}")
+    out.put((index, acknowledged))
+
+
+@pytest.mark.slow
+def test_forked_workers_write_one_sqlite_file(app):
+    # The parent uses the database first, so that its pool holds a connection every child inherits.
+    with app.app_context():
+        session = get_db(app).Session()
+        assert session.scalars(select(Attempt.id)).all() == []
+        session.close()
+    ctx = mp.get_context("fork")
+    barrier, out = ctx.Barrier(PROCESSES), ctx.Queue()
+    procs = [ctx.Process(target=_writer, args=(app, i, barrier, out)) for i in range(PROCESSES)]
+    for p in procs:
+        p.start()
+    results = dict(out.get(timeout=300) for _ in procs)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+
+    acknowledged = [a for i in range(PROCESSES) for a in results[i]]
+    assert not [a for a in acknowledged if a.startswith("status")], acknowledged
+    assert len(acknowledged) == len(set(acknowledged)) == PROCESSES * PER_PROCESS
+    with app.app_context():
+        session = get_db(app).Session()
+        stored = session.scalars(select(Attempt.id)).all()
+        variants = sorted(session.scalars(select(Attempt.variant)).all())
+        session.close()
+    assert sorted(stored) == sorted(acknowledged)  # none lost, none duplicated, none extra
+    assert variants == sorted(i * 100 + j for i in range(PROCESSES) for j in range(PER_PROCESS))
+    path = app.config["DATABASE_URL"].removeprefix("sqlite:///")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_sqlite_connections_sync_every_commit(app):
+    """``synchronous=FULL`` (2): a commit is acknowledged only once the WAL is on disk."""
+    with get_db(app).engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == app.config["SQLITE_BUSY_TIMEOUT_MS"]
+
+
+def _get(url, headers=None):
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers, err.read()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_serve_runs_gunicorn_workers(tmp_path):
+    assert serving.gunicorn_available()  # Linux: `quizapp serve` picks gunicorn
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "workers",
+           "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom")}
+    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
+           "--workers", "2", "--threads", "4"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = []
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if line.startswith("serving on http://"):
+                break
+        else:
+            raise AssertionError("".join(seen))
+        assert "2 worker(s) x 4 threads" in seen[-1]
+        drain = threading.Thread(target=lambda: seen.extend(proc.stdout), daemon=True)
+        drain.start()
+        base = f"http://127.0.0.1:{port}"
+
+        status, headers, body = _get(base + "/healthz", {"X-Request-ID": "probe-1"})
+        assert status == 200 and json.loads(body) == {"status": "ok"} and headers["X-Request-ID"] == "probe-1"
+        status, _, body = _get(base + "/readyz")
+        assert status == 200, body
+        assert json.loads(body)["checks"]["migrations"]["ok"] is True
+
+        n = 24
+        results = testing.post_attempts_concurrently(base, n, timeout=120, join_timeout=240)
+        assert all(r is not None and r[0] == 201 for r in results), results[:3]
+        ids = {r[1]["attempt_id"] for r in results}
+        assert len(ids) == n
+
+        # Whichever worker answers the scrape, the counts are summed over both workers.
+        _, _, body = _get(base + "/metrics")
+        text = body.decode()
+        line = ('quizapp_requests_total{endpoint="api.submit_attempt",method="POST",status="201"} ')
+        assert line + f"{float(n)}" in text, text[:2000]
+        assert 'quizapp_grading_seconds_count{kind="numeric"}' in text
+
+        master = proc.pid
+        os.kill(master, signal.SIGHUP)  # new workers replace the old ones; the socket stays open
+        status, _, body = _get(base + f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}")
+        assert status == 200
+        os.kill(master, signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    conn = sqlite3.connect(tmp_path / "served.sqlite3")
+    stored = {row[0] for row in conn.execute("SELECT id FROM attempts")}
+    conn.close()
+    assert stored == ids
