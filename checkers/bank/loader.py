@@ -10,6 +10,7 @@ from typing import Any, Iterable
 import yaml
 
 from .schema import BankError, validate_question
+from .tags import TAGS_FILE, check_tags, load_tag_list
 
 SUFFIXES = (".yaml", ".yml")
 
@@ -64,7 +65,8 @@ def question_files(root: str | Path) -> list[Path]:
     root = Path(root)
     if root.is_file():
         return [root]
-    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+    # the curated tag list sits next to the questions but is not one
+    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file() and p.name != TAGS_FILE)
 
 
 def load_bank_files(root: str | Path | Iterable[str | Path]) -> list[tuple[Path, dict]]:
@@ -73,10 +75,15 @@ def load_bank_files(root: str | Path | Iterable[str | Path]) -> list[tuple[Path,
     files: list[Path] = []
     for r in roots:
         files.extend(question_files(r))
+    curated = {}
+    for r in roots:  # a folder with a tags.yml only admits its tags
+        curated.update(load_tag_list(r) or {})
     seen: dict[str, Path] = {}
     out: list[tuple[Path, dict]] = []
     for path in files:
         data = load_question_file(path)
+        if curated:
+            check_tags(data, curated, path)
         if data["id"] in seen:
             raise BankError(path, "id", f"duplicate id {data['id']!r} (also in {seen[data['id']]})")
         seen[data["id"]] = path

@@ -176,10 +176,12 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
     """Validate every file under ``root`` and sync the valid ones. A file that fails validation (or
     repeats another file's id) is skipped and listed in ``summary.errors``; the others still load."""
     from checkers.bank import BankError, load_question_file, question_files
+    from checkers.bank.tags import check_tags, load_tag_list
 
     root = Path(root)
     if not root.exists():
         raise FileNotFoundError(f"no question folder at {root}")
+    curated = load_tag_list(root)  # a folder with tags.yml admits only its tags
     items: list[tuple[str, dict]] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
@@ -190,6 +192,8 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
             rel = path.name
         try:
             data = load_question_file(path)
+            if curated:
+                check_tags(data, curated, path)
         except BankError as exc:
             errors.append(str(exc))
             continue
