@@ -5,14 +5,23 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from . import i18n
+from .i18n import Message
+from .languages import DEFAULT_LANG
+
 Status = Literal["correct", "incorrect", "invalid", "undecided", "error"]
 
-#: A user-facing message in both languages of the service.
-Message = dict[str, str]  # {"en": ..., "zh": ...}
 
+def msg(msgid: str, zh: str | None = None, /, **params: Any) -> Message:
+    """A user-facing message in every language: ``msgid`` (English, ``%(name)s`` placeholders) rendered
+    from the checkers' gettext catalogs (:mod:`checkers.i18n`).
 
-def msg(en: str, zh: str) -> Message:
-    return {"en": en, "zh": zh}
+    ``msg(en, zh)`` with both texts given literally stays for kinds outside ``checkers/`` that carry their
+    own text; nothing under ``checkers/`` writes it.
+    """
+    if zh is not None:
+        return {"en": msgid, "zh": zh}
+    return i18n.msg(msgid, **params)
 
 
 @dataclass
@@ -28,7 +37,7 @@ class Interpretation:
 class Verdict:
     status: Status
     score: float = 0.0              # in [0, 1]; the part's weight is applied by the caller
-    feedback: Message = field(default_factory=lambda: msg("", ""))
+    feedback: Message = field(default_factory=i18n.empty)
     note: str | None = None         # id of a known mistake, or a checker note such as "timeout"
     interpreted_as: Interpretation | None = None
     details: dict[str, Any] = field(default_factory=dict)  # kind-specific: steps, first_error, mismatches...
@@ -43,13 +52,27 @@ class Verdict:
 
 
 class AnswerParseError(ValueError):
-    """An answer that cannot be read. ``column`` is 0-based into the raw text (None if not textual)."""
+    """An answer that cannot be read. ``column`` is 0-based into the raw text (None if not textual).
 
-    def __init__(self, message: str, column: int | None = None, *, zh: str | None = None,
-                 field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.message_zh = zh or message
+    ``message`` is a msgid (English, ``%(name)s`` placeholders filled from ``params``) rendered in every
+    language from the checkers' catalogs, or an already rendered ``{lang: text}`` message. ``texts`` holds
+    every language; ``message`` (English) and ``message_zh`` are what the API reports. ``zh=`` with the
+    English text given literally stays for kinds outside ``checkers/`` that carry their own text.
+    """
+
+    def __init__(self, message: str | Message, column: int | None = None, /, *, zh: str | None = None,
+                 field: str | None = None, **params: Any):
+        if isinstance(message, dict):
+            texts = dict(message)
+        elif zh is not None:
+            texts = {"en": message, "zh": zh}
+        else:
+            texts = i18n.msg(message, **params)
+        english = texts.get(DEFAULT_LANG, "")
+        super().__init__(english)
+        self.texts: Message = texts
+        self.message = english
+        self.message_zh = texts.get("zh") or english
         self.column = column
         self.field = field  # e.g. "answer[2]" for the third line of a derivation
 

@@ -199,7 +199,7 @@ def _parse_uncached(text: str, vkey: tuple, fkey: tuple, allow_relation: bool, e
     try:
         expr = builder.build(ast)
     except RecursionError:  # pragma: no cover - depth is bounded by the parser; belt and braces
-        raise err("The answer is nested too deeply.", "答案嵌套层数过多。", None) from None
+        raise err("The answer is nested too deeply.", None) from None
     check_finite_real(expr, text)
     relation = ast[0] == "rel"
     lhs = expr.lhs if relation else None
@@ -238,7 +238,7 @@ def parse_math(text: str, variables: Any = None, functions: Any = None, *, allow
     ``variables`` / ``functions`` spec (authored data, not learner input).
     """
     if not isinstance(text, str):
-        raise err("The answer must be text.", "答案必须是文本。", None)
+        raise err("The answer must be text.", None)
     return _parse_cached(text, variables_key(variables), _functions_key(functions), bool(allow_relation),
                          bool(exact), bool(evaluate))
 
@@ -258,7 +258,7 @@ def evaluate_numeric(text: str, values: Mapping[str, float], functions: Any = No
     numbers (``log(0)``, ``sqrt(-1)``, overflow).
     """
     if not isinstance(text, str):
-        raise err("The expression must be text.", "表达式必须是文本。", None)
+        raise err("The expression must be text.", None)
     env: dict[str, float] = {}
     for name, value in (values or {}).items():
         try:
@@ -275,13 +275,12 @@ def evaluate_numeric(text: str, values: Mapping[str, float], functions: Any = No
     try:
         result = FloatEvaluator(env, f_asts).ev(ast)
     except (OverflowError, ZeroDivisionError):
-        raise err("The value is too large or divides by zero.", "数值过大或出现除以零。", None) from None
+        raise err("The value is too large or divides by zero.", None) from None
     except (ValueError, TypeError):
         raise err("The value is undefined or not a real number (log of zero or of a negative number, "
-                  "square root of a negative number?).",
-                  "数值无定义或不是实数（是否对零或负数取对数、对负数开平方？）。", None) from None
+                  "square root of a negative number?).", None) from None
     except RecursionError:  # pragma: no cover
-        raise err("The expression is nested too deeply.", "表达式嵌套层数过多。", None) from None
+        raise err("The expression is nested too deeply.", None) from None
     if not math.isfinite(result):
-        raise err("The value is not a finite number.", "数值不是有限数。", None)
+        raise err("The value is not a finite number.", None)
     return result

@@ -31,8 +31,7 @@ def number(text: str) -> sympy.Rational:
 
 
 def _too_big(col: int):
-    return err(f"The power at column {col + 1} is too large to work with.",
-               f"第 {col + 1} 列的幂过大，无法处理。", col)
+    return err("The power at column %(column)s is too large to work with.", col, column=col + 1)
 
 
 def _bits(r: sympy.Rational) -> int:
@@ -106,7 +105,7 @@ def _sized(out: Any) -> Any:
     # Products of many allowed powers (10^1000 * 10^1000 * ...) can still outgrow the printers.
     coeff = out.as_coeff_Mul()[0] if isinstance(out, sympy.Mul) else out
     if isinstance(coeff, Rational) and _bits(coeff) > MAX_POWER_BITS:
-        raise err("A number in the answer is too large to work with.", "答案中的数字过大，无法处理。", None)
+        raise err("A number in the answer is too large to work with.", None)
     return out
 
 
@@ -119,7 +118,7 @@ def _presize(args: list[Any]) -> None:
         if isinstance(c, Rational):
             total += _bits(c)
     if total > MAX_POWER_BITS:
-        raise err("A number in the answer is too large to work with.", "答案中的数字过大，无法处理。", None)
+        raise err("A number in the answer is too large to work with.", None)
 
 
 #: One-argument functions built as the sympy function of the same meaning.
@@ -158,8 +157,7 @@ class SympyBuilder:
         out = self._node(node)
         # Checked after each node (post-order), where sympy's evaluation cost is actually paid.
         if budget_clock() > self.deadline and not self._gc_grace():
-            raise err("The answer is too complex to process; please simplify it.",
-                      "答案过于复杂，无法处理；请化简后再输入。", None)
+            raise err("The answer is too complex to process; please simplify it.", None)
         return out
 
     def _gc_grace(self) -> bool:
@@ -251,8 +249,7 @@ class SympyBuilder:
             return guarded_pow(x, Pow(a[1], -1, evaluate=ev), col, ev)
         if f == "gamma" and x.is_number and isinstance(x, Rational) and abs(x) > MAX_GAMMA_ARG:
             # sympy evaluates gamma(n) as (n-1)!: bound the size of that number.
-            raise err(f"The argument of gamma at column {col + 1} is too large to work with.",
-                      f"第 {col + 1} 列 gamma 的参数过大，无法处理。", col)
+            raise err("The argument of gamma at column %(column)s is too large to work with.", col, column=col + 1)
         if f == "atan2":
             return sympy.atan2(x, a[1], evaluate=ev)
         return _SYMPY_FUNCS[f](x, evaluate=ev)
@@ -263,11 +260,9 @@ def check_finite_real(expr: Any, text: str) -> None:
     S = sympy.S
     for a in expr.atoms():
         if a is S.ImaginaryUnit:
-            raise err("The answer is not a real number (square root or log of a negative number?).",
-                      "答案不是实数（是否对负数开平方或取对数？）。", None)
+            raise err("The answer is not a real number (square root or log of a negative number?).", None)
         if a is S.ComplexInfinity or a is S.NaN or a is S.Infinity or a is S.NegativeInfinity:
-            raise err("The answer divides by zero or is otherwise undefined (e.g. log(0), 1/0).",
-                      "答案中出现除以零或其他无定义的运算（例如 log(0)、1/0）。", None)
+            raise err("The answer divides by zero or is otherwise undefined (e.g. log(0), 1/0).", None)
 
 
 # -- floats ------------------------------------------------------------------------------------
@@ -343,4 +338,4 @@ class FloatEvaluator:
                 return self.ev(body)
             finally:
                 self.env = saved
-        raise err("A relation (=, <, >) cannot be evaluated to a number.", "关系式（=、<、>）无法求出数值。", None)
+        raise err("A relation (=, <, >) cannot be evaluated to a number.", None)

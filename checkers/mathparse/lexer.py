@@ -21,8 +21,10 @@ class Tok(NamedTuple):
     col: int
 
 
-def err(en: str, zh: str, col: int | None) -> AnswerParseError:
-    return AnswerParseError(en, col, zh=zh)
+def err(msgid: str, col: int | None, **params: object) -> AnswerParseError:
+    """A parse error at ``col``: ``msgid`` (English, ``%(name)s`` placeholders) rendered in every language
+    from the checkers' gettext catalogs (:mod:`checkers.i18n`)."""
+    return AnswerParseError(msgid, col, **params)
 
 
 GREEK = {
@@ -72,23 +74,22 @@ def _bad_char_message(ch: str, col: int) -> AnswerParseError:
     cp = f"U+{ord(ch):04X}"
     cat = unicodedata.category(ch)
     if ch == "\x00":
-        return err(f"Null byte at column {col + 1} is not allowed.", f"第 {col + 1} 列的空字符（NUL）不允许出现。", col)
+        return err("Null byte at column %(column)s is not allowed.", col, column=col + 1)
     if cat in ("Cc", "Cf", "Co", "Cs", "Cn"):
-        return err(f"Invisible or control character {cp} at column {col + 1} is not allowed; "
-                   "retype the answer without it.",
-                   f"第 {col + 1} 列有不可见字符或控制字符 {cp}，请删除后重新输入。", col)
+        return err("Invisible or control character %(code)s at column %(column)s is not allowed; "
+                   "retype the answer without it.", col, code=cp, column=col + 1)
     if ch in "'\"`":
-        return err(f"Quotes ({ch}) are not allowed in maths answers (column {col + 1}).",
-                   f"数学答案中不允许使用引号（{ch}，第 {col + 1} 列）。", col)
+        return err("Quotes (%(char)s) are not allowed in maths answers (column %(column)s).", col, char=ch,
+                   column=col + 1)
     if ch == ".":
-        return err(f"A '.' not inside a number (column {col + 1}) is not allowed; attribute access is "
-                   "not maths.", f"第 {col + 1} 列的“.”不在数字中，不允许使用。", col)
+        return err("A '.' not inside a number (column %(column)s) is not allowed; attribute access is "
+                   "not maths.", col, column=col + 1)
     if ch == "∞":
-        return err("Infinity is not allowed in answers.", "答案中不允许使用无穷大。", col)
+        return err("Infinity is not allowed in answers.", col)
     if ch == "!":
-        return err(f"Factorial '!' (column {col + 1}) is not supported.", f"不支持阶乘“!”（第 {col + 1} 列）。", col)
-    return err(f"Unexpected character {ch!r} ({cp}) at column {col + 1}.",
-               f"第 {col + 1} 列出现无法识别的字符 {ch!r}（{cp}）。", col)
+        return err("Factorial '!' (column %(column)s) is not supported.", col, column=col + 1)
+    return err("Unexpected character %(char)s (%(code)s) at column %(column)s.", col, char=repr(ch), code=cp,
+               column=col + 1)
 
 
 # Chinese input methods produce full-width ASCII (（ ） ＋ ，); map them one character to one so
@@ -101,11 +102,11 @@ _FULLWIDTH[0x3000] = ord(" ")
 
 def tokenize(text: str) -> list[Tok]:
     if not isinstance(text, str):
-        raise err("The answer must be text.", "答案必须是文本。", None)
+        raise err("The answer must be text.", None)
     n = len(text)
     if n > MAX_INPUT_LENGTH:
-        raise err(f"The answer is too long ({n} characters; at most {MAX_INPUT_LENGTH}).",
-                  f"答案过长（{n} 个字符，最多 {MAX_INPUT_LENGTH} 个）。", MAX_INPUT_LENGTH)
+        raise err("The answer is too long (%(length)s characters; at most %(limit)s).", MAX_INPUT_LENGTH,
+                  length=n, limit=MAX_INPUT_LENGTH)
     raw_text = text
     text = text.translate(_FULLWIDTH)
     toks: list[Tok] = []
@@ -113,8 +114,7 @@ def tokenize(text: str) -> list[Tok]:
     i = 0
     while i < n:
         if len(toks) > MAX_TOKENS:
-            raise err(f"The answer has too many symbols (at most {MAX_TOKENS}).",
-                      f"答案中的符号过多（最多 {MAX_TOKENS} 个）。", i)
+            raise err("The answer has too many symbols (at most %(limit)s).", i, limit=MAX_TOKENS)
         ch = text[i]
         if ch in " \t\n\r$" or unicodedata.category(ch) == "Zs":
             i += 1
@@ -129,8 +129,8 @@ def tokenize(text: str) -> list[Tok]:
                     j += 1
             digits = sum(1 for c in text[i:j] if c != ".")
             if digits > MAX_NUMBER_DIGITS:
-                raise err(f"Number at column {i + 1} is too long (at most {MAX_NUMBER_DIGITS} digits).",
-                          f"第 {i + 1} 列的数字过长（最多 {MAX_NUMBER_DIGITS} 位）。", i)
+                raise err("Number at column %(column)s is too long (at most %(limit)s digits).", i, column=i + 1,
+                          limit=MAX_NUMBER_DIGITS)
             # Scientific notation only when digits follow: "2e-5" is a number, "2e" or "2e^x" use e.
             if j < n and text[j] in "eE":
                 k = j + 1
@@ -141,11 +141,10 @@ def tokenize(text: str) -> list[Tok]:
                     m += 1
                 if m > k:
                     if m - k > 4 or int(text[k:m]) > MAX_SCI_EXPONENT:
-                        raise err(f"Exponent of the number at column {i + 1} is too large.",
-                                  f"第 {i + 1} 列数字的指数过大。", i)
+                        raise err("Exponent of the number at column %(column)s is too large.", i, column=i + 1)
                     j = m
             if j < n and text[j] == "." and "0" <= (text[j + 1] if j + 1 < n else "") <= "9":
-                raise err(f"Malformed number at column {i + 1}.", f"第 {i + 1} 列的数字格式错误。", i)
+                raise err("Malformed number at column %(column)s.", i, column=i + 1)
             push(Tok("num", text[i:j], i))
             i = j
             continue
@@ -174,8 +173,7 @@ def tokenize(text: str) -> list[Tok]:
                     i = j + 1
                     continue
                 shown = "\\" + nxt if nxt else "\\"
-                raise err(f"Unknown LaTeX command {shown!s} at column {i + 1}.",
-                          f"第 {i + 1} 列有无法识别的 LaTeX 命令 {shown}。", i)
+                raise err("Unknown LaTeX command %(command)s at column %(column)s.", i, command=shown, column=i + 1)
             name = text[i + 1:j]
             i_cmd = i
             i = j
@@ -192,23 +190,21 @@ def tokenize(text: str) -> list[Tok]:
             elif name in LATEX_STRUCT:
                 push(Tok("cmd", name, i_cmd))
             elif name == "infty":
-                raise err("Infinity is not allowed in answers.", "答案中不允许使用无穷大。", i_cmd)
+                raise err("Infinity is not allowed in answers.", i_cmd)
             else:
-                raise err(f"Unknown LaTeX command \\{name} at column {i_cmd + 1}.",
-                          f"第 {i_cmd + 1} 列有无法识别的 LaTeX 命令 \\{name}。", i_cmd)
+                raise err("Unknown LaTeX command %(command)s at column %(column)s.", i_cmd, command="\\" + name,
+                          column=i_cmd + 1)
             continue
         if ch == "*" and i + 1 < n and text[i + 1] == "*":
             push(Tok("op", "^", i))
             i += 2
             continue
         if ch == "_" and i + 1 < n and text[i + 1] == "_":
-            raise err(f"Double underscores (column {i + 1}) are not allowed.",
-                      f"不允许使用双下划线（第 {i + 1} 列）。", i)
+            raise err("Double underscores (column %(column)s) are not allowed.", i, column=i + 1)
         if ch in "<>=!" and i + 1 < n and text[i + 1] == "=":
             op = ch + "="
             if op == "==":
-                raise err(f"Use a single '=' for an equation (column {i + 1}).",
-                          f"等式请使用单个“=”（第 {i + 1} 列）。", i)
+                raise err("Use a single '=' for an equation (column %(column)s).", i, column=i + 1)
             push(Tok("op", op, i))
             i += 2
             continue
@@ -222,8 +218,8 @@ def tokenize(text: str) -> list[Tok]:
             continue
         if ch in _VULGAR_FRACTIONS:  # ½ -> (1/2): learners paste these from notes and the tutorial
             if i > 0 and "0" <= text[i - 1] <= "9":  # "2½" means 2.5 to a reader, 2·½ to a parser
-                raise err(f"Write a mixed number such as 2{ch} as a decimal or a fraction (column {i + 1}).",
-                          f"带分数（如 2{ch}）请写成小数或分数（第 {i + 1} 列）。", i)
+                raise err("Write a mixed number such as 2%(char)s as a decimal or a fraction (column %(column)s).", i,
+                          char=ch, column=i + 1)
             num, den = _VULGAR_FRACTIONS[ch]
             for kind, val in (("op", "("), ("num", num), ("op", "/"), ("num", den), ("op", ")")):
                 push(Tok(kind, val, i))
@@ -238,7 +234,7 @@ def tokenize(text: str) -> list[Tok]:
             while j < n and text[j] in _SUPERSCRIPT:
                 j += 1
             if j == i:
-                raise err(f"Incomplete superscript at column {i + 1}.", f"第 {i + 1} 列的上标不完整。", i)
+                raise err("Incomplete superscript at column %(column)s.", i, column=i + 1)
             push(Tok("num", "".join(_SUPERSCRIPT[c] for c in text[i:j]), i))
             i = j
             continue
@@ -248,7 +244,6 @@ def tokenize(text: str) -> list[Tok]:
             continue
         raise _bad_char_message(raw_text[i], i)
     if len(toks) > MAX_TOKENS:
-        raise err(f"The answer has too many symbols (at most {MAX_TOKENS}).",
-                  f"答案中的符号过多（最多 {MAX_TOKENS} 个）。", n)
+        raise err("The answer has too many symbols (at most %(limit)s).", n, limit=MAX_TOKENS)
     push(Tok("end", "", n))
     return toks

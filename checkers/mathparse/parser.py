@@ -104,14 +104,11 @@ def _suggest(name: str, ctx: Context) -> str:
 def unknown_name(name: str, col: int, ctx: Context):
     hint = _suggest(name, ctx)
     declared = ", ".join(sorted(ctx.variables)) or "none"
-    en = f"Unknown name '{name}' at column {col + 1}."
-    zh = f"第 {col + 1} 列的名称“{name}”未定义。"
     if hint:
-        en += f" Did you mean '{hint}'?"
-        zh += f"你是不是想输入“{hint}”？"
-    en += f" Variables you may use: {declared}."
-    zh += f"可以使用的变量：{declared}。"
-    return err(en, zh, col)
+        return err("Unknown name '%(name)s' at column %(column)s. Did you mean '%(hint)s'? Variables you may "
+                   "use: %(declared)s.", col, name=name, column=col + 1, hint=hint, declared=declared)
+    return err("Unknown name '%(name)s' at column %(column)s. Variables you may use: %(declared)s.", col,
+               name=name, column=col + 1, declared=declared)
 
 
 def _split_word(word: str, known: set[str]) -> list[str] | None:
@@ -166,11 +163,11 @@ class Parser:
             self.advance()
             return
         if t.kind == "end":
-            raise err(f"Unbalanced brackets: '{opener.val}' at column {opener.col + 1} is never closed.",
-                      f"括号不匹配：第 {opener.col + 1} 列的“{opener.val}”没有闭合。", opener.col)
-        raise err(f"Expected '{want}' to close '{opener.val}' from column {opener.col + 1}, found "
-                  f"{self.describe(t)} at column {t.col + 1}.",
-                  f"第 {t.col + 1} 列应为“{want}”以闭合第 {opener.col + 1} 列的“{opener.val}”。", t.col)
+            raise err("Unbalanced brackets: '%(bracket)s' at column %(column)s is never closed.", opener.col,
+                      bracket=opener.val, column=opener.col + 1)
+        raise err("Expected '%(want)s' to close '%(bracket)s' from column %(opened)s, found %(found)s at column "
+                  "%(column)s.", t.col, want=want, bracket=opener.val, opened=opener.col + 1,
+                  found=self.describe(t), column=t.col + 1)
 
     @staticmethod
     def describe(t: Tok) -> str:
@@ -183,31 +180,31 @@ class Parser:
     def enter(self, col: int) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise err(f"The answer is nested too deeply (more than {MAX_DEPTH} levels) at column {col + 1}.",
-                      f"答案嵌套层数过多（超过 {MAX_DEPTH} 层，第 {col + 1} 列）。", col)
+            raise err("The answer is nested too deeply (more than %(limit)s levels) at column %(column)s.", col,
+                      limit=MAX_DEPTH, column=col + 1)
 
     # -- grammar -----------------------------------------------------------------------------
     def parse(self, allow_relation: bool) -> Any:
         t = self.tok
         if t.kind == "end":
-            raise err("The answer is empty.", "答案为空。", 0)
+            raise err("The answer is empty.", 0)
         lhs = self.sum()
         t = self.tok
         if t.kind == "op" and t.val in RELOPS:
             if not allow_relation:
                 if t.val == "=":
-                    raise err(f"An equation ('=' at column {t.col + 1}) is not expected here; enter an "
-                              "expression.", f"此处不应输入等式（第 {t.col + 1} 列的“=”），请输入表达式。", t.col)
-                raise err(f"A comparison ('{t.val}' at column {t.col + 1}) is not expected here; enter an "
-                          "expression.", f"此处不应输入比较式（第 {t.col + 1} 列的“{t.val}”），请输入表达式。", t.col)
+                    raise err("An equation ('=' at column %(column)s) is not expected here; enter an "
+                              "expression.", t.col, column=t.col + 1)
+                raise err("A comparison ('%(operator)s' at column %(column)s) is not expected here; enter an "
+                          "expression.", t.col, operator=t.val, column=t.col + 1)
             self.advance()
             if self.tok.kind == "end":
-                raise err("The right-hand side of the equation is missing.", "等式右边缺失。", self.tok.col)
+                raise err("The right-hand side of the equation is missing.", self.tok.col)
             rhs = self.sum()
             t2 = self.tok
             if t2.kind == "op" and t2.val in RELOPS:
-                raise err(f"Only one '=' or comparison is allowed (second at column {t2.col + 1}).",
-                          f"只允许一个“=”或比较符号（第二个在第 {t2.col + 1} 列）。", t2.col)
+                raise err("Only one '=' or comparison is allowed (second at column %(column)s).", t2.col,
+                          column=t2.col + 1)
             lhs = ("rel", t.val, lhs, rhs, t.col)
         t = self.tok
         if t.kind != "end":
@@ -216,16 +213,15 @@ class Parser:
 
     def unexpected(self, t: Tok):
         if t.kind == "op" and t.val in _CLOSERS:
-            return err(f"Unbalanced brackets: '{t.val}' at column {t.col + 1} has no matching opening bracket.",
-                       f"括号不匹配：第 {t.col + 1} 列的“{t.val}”没有对应的左括号。", t.col)
+            return err("Unbalanced brackets: '%(bracket)s' at column %(column)s has no matching opening bracket.",
+                       t.col, bracket=t.val, column=t.col + 1)
         if t.kind == "op" and t.val == ",":
-            return err(f"Unexpected ',' at column {t.col + 1} (commas only separate function arguments).",
-                       f"第 {t.col + 1} 列出现意外的“,”（逗号只用于分隔函数参数）。", t.col)
+            return err("Unexpected ',' at column %(column)s (commas only separate function arguments).", t.col,
+                       column=t.col + 1)
         if t.kind == "num":
-            return err(f"Unexpected number at column {t.col + 1}; write '*' before a number you multiply by.",
-                       f"第 {t.col + 1} 列出现意外的数字；与数字相乘时请写出“*”。", t.col)
-        return err(f"Unexpected {self.describe(t)} at column {t.col + 1}.",
-                   f"第 {t.col + 1} 列出现意外的 {self.describe(t)}。", t.col)
+            return err("Unexpected number at column %(column)s; write '*' before a number you multiply by.", t.col,
+                       column=t.col + 1)
+        return err("Unexpected %(found)s at column %(column)s.", t.col, found=self.describe(t), column=t.col + 1)
 
     def sum(self) -> Any:
         self.enter(self.tok.col)
@@ -298,8 +294,8 @@ class Parser:
         return self.unary()
 
     def trailing(self, op: Tok):
-        return err(f"The answer ends with the operator '{op.val}' (column {op.col + 1}); something is missing "
-                   "after it.", f"答案以运算符“{op.val}”结尾（第 {op.col + 1} 列），后面缺少内容。", op.col)
+        return err("The answer ends with the operator '%(operator)s' (column %(column)s); something is missing "
+                   "after it.", op.col, operator=op.val, column=op.col + 1)
 
     def tex_arg(self) -> Any:
         """A TeX macro argument: a braced group, or a single character / command."""
@@ -318,10 +314,9 @@ class Parser:
         if t.kind == "num":
             self.advance()
             if self.ctx.exact and any(c in t.val for c in ".eE"):
-                raise err(f"An exact answer is required: the decimal {t.val} at column {t.col + 1} is not "
-                          "allowed (write a fraction such as 1/2, or ln(2), sqrt(3)...).",
-                          f"需要精确答案：第 {t.col + 1} 列的小数 {t.val} 不允许使用（请写成分数如 1/2，或 ln(2)、sqrt(3) 等）。",
-                          t.col)
+                raise err("An exact answer is required: the decimal %(number)s at column %(column)s is not "
+                          "allowed (write a fraction such as 1/2, or ln(2), sqrt(3)...).", t.col, number=t.val,
+                          column=t.col + 1)
             return ("num", t.val, t.col)
         if t.kind == "name":
             return self.name_atom()
@@ -341,23 +336,21 @@ class Parser:
                 inner = self.sum()
                 self.abs_open -= 1
                 if not self.is_op("|"):
-                    raise err(f"Absolute value bar '|' at column {t.col + 1} is never closed.",
-                              f"第 {t.col + 1} 列的绝对值符号“|”没有闭合。", t.col)
+                    raise err("Absolute value bar '|' at column %(column)s is never closed.", t.col, column=t.col + 1)
                 self.advance()
                 return ("call", "abs", [inner], t.col)
             if t.val in _CLOSERS:
                 prev = self.toks[self.i - 1] if self.i > 0 else None
                 if prev is not None and prev.kind == "op" and prev.val in _OPEN:
-                    raise err(f"Empty brackets at column {prev.col + 1}.", f"第 {prev.col + 1} 列的括号内为空。",
-                              prev.col)
+                    raise err("Empty brackets at column %(column)s.", prev.col, column=prev.col + 1)
                 raise self.unexpected(t)
         if t.kind == "end":
             prev = self.toks[self.i - 1] if self.i > 0 else None
             if prev is not None and prev.kind == "op" and prev.val not in _CLOSERS + "|":
                 raise self.trailing(prev)
-            raise err("The answer ends unexpectedly; something is missing.", "答案意外结束，缺少内容。", t.col)
-        raise err(f"Expected a number, a variable or '(' at column {t.col + 1}, found {self.describe(t)}.",
-                  f"第 {t.col + 1} 列应为数字、变量或“(”，却是 {self.describe(t)}。", t.col)
+            raise err("The answer ends unexpectedly; something is missing.", t.col)
+        raise err("Expected a number, a variable or '(' at column %(column)s, found %(found)s.", t.col,
+                  column=t.col + 1, found=self.describe(t))
 
     # -- names ---------------------------------------------------------------------------------
     def name_atom(self) -> Any:
@@ -468,24 +461,23 @@ class Parser:
                     self.advance()
                     break
                 elif u.kind == "end":
-                    raise err(f"Unbalanced brackets: '{{' at column {t.col + 1} is never closed.",
-                              f"括号不匹配：第 {t.col + 1} 列的“{{”没有闭合。", t.col)
+                    raise err("Unbalanced brackets: '%(bracket)s' at column %(column)s is never closed.", t.col,
+                              bracket="{", column=t.col + 1)
                 else:
-                    raise err(f"A subscript may only contain letters and digits (column {u.col + 1}).",
-                              f"下标只能包含字母和数字（第 {u.col + 1} 列）。", u.col)
+                    raise err("A subscript may only contain letters and digits (column %(column)s).", u.col,
+                              column=u.col + 1)
             if not parts:
-                raise err(f"Empty subscript at column {us.col + 1}.", f"第 {us.col + 1} 列的下标为空。", us.col)
+                raise err("Empty subscript at column %(column)s.", us.col, column=us.col + 1)
             return "_".join(parts)
         if t.kind == "end":
             raise self.trailing(us)
-        raise err(f"A subscript may only contain letters and digits (column {t.col + 1}).",
-                  f"下标只能包含字母和数字（第 {t.col + 1} 列）。", t.col)
+        raise err("A subscript may only contain letters and digits (column %(column)s).", t.col, column=t.col + 1)
 
     def text_arg(self, cmd: Tok) -> str:
         """``\\text{ref}`` / ``\\operatorname{softplus}``: the letters inside, as one word."""
         if not self.is_op("{"):
-            raise err(f"\\{cmd.val} needs a braced argument (column {cmd.col + 1}).",
-                      f"\\{cmd.val} 需要花括号参数（第 {cmd.col + 1} 列）。", cmd.col)
+            raise err("\\%(command)s needs a braced argument (column %(column)s).", cmd.col, command=cmd.val,
+                      column=cmd.col + 1)
         self.advance()
         parts: list[str] = []
         while True:
@@ -500,15 +492,14 @@ class Parser:
                 self.advance()
                 break
             elif u.kind == "end":
-                raise err(f"Unbalanced brackets after \\{cmd.val} (column {cmd.col + 1}).",
-                          f"\\{cmd.val} 之后的括号不匹配（第 {cmd.col + 1} 列）。", cmd.col)
+                raise err("Unbalanced brackets after \\%(command)s (column %(column)s).", cmd.col, command=cmd.val,
+                          column=cmd.col + 1)
             else:
-                raise err(f"\\{cmd.val}{{...}} may only contain letters and digits (column {u.col + 1}).",
-                          f"\\{cmd.val}{{...}} 中只能包含字母和数字（第 {u.col + 1} 列）。", u.col)
+                raise err("\\%(command)s{...} may only contain letters and digits (column %(column)s).", u.col,
+                          command=cmd.val, column=u.col + 1)
         word = "".join(parts)
         if not word:
-            raise err(f"Empty \\{cmd.val}{{}} at column {cmd.col + 1}.", f"第 {cmd.col + 1} 列的 \\{cmd.val}{{}} 为空。",
-                      cmd.col)
+            raise err("Empty \\%(command)s{} at column %(column)s.", cmd.col, command=cmd.val, column=cmd.col + 1)
         return word
 
     # -- LaTeX structures ------------------------------------------------------------------------
@@ -549,8 +540,8 @@ class Parser:
     def tex_arg_required(self, cmd: Tok) -> Any:
         t = self.tok
         if t.kind == "end" or (t.kind == "op" and t.val not in _OPEN and t.val != "|"):
-            raise err(f"\\{cmd.val} is missing an argument (column {cmd.col + 1}).",
-                      f"\\{cmd.val} 缺少参数（第 {cmd.col + 1} 列）。", cmd.col)
+            raise err("\\%(command)s is missing an argument (column %(column)s).", cmd.col, command=cmd.val,
+                      column=cmd.col + 1)
         return self.tex_arg()
 
     # -- calls ---------------------------------------------------------------------------------
@@ -571,10 +562,9 @@ class Parser:
             self.depth -= 1
             p = power[0]
             if fname in INVERTIBLE and p[0] == "neg" and p[1][0] == "num" and p[1][1] == "1":
-                raise err(f"{t.val}^(-1) at column {t.col + 1} is ambiguous: write a{fname}(x) for the inverse "
-                          f"function or 1/{fname}(x) for the reciprocal.",
-                          f"第 {t.col + 1} 列的 {t.val}^(-1) 有歧义：反函数请写 a{fname}(x)，倒数请写 1/{fname}(x)。",
-                          t.col)
+                raise err("%(written)s^(-1) at column %(column)s is ambiguous: write a%(function)s(x) for the inverse "
+                          "function or 1/%(function)s(x) for the reciprocal.", t.col, written=t.val, column=t.col + 1,
+                          function=fname)
         self.enter(t.col)
         nxt = self.tok
         if nxt.kind == "op" and nxt.val in "([":
@@ -584,8 +574,8 @@ class Parser:
                 self.advance()
                 args.append(self.sum())
                 if len(args) > MAX_ARGS:
-                    raise err(f"Too many arguments for {fname} (at most {MAX_ARGS}).",
-                              f"{fname} 的参数过多（最多 {MAX_ARGS} 个）。", t.col)
+                    raise err("Too many arguments for %(function)s (at most %(limit)s).", t.col, function=fname,
+                              limit=MAX_ARGS)
             self.expect_close(opener)
         elif nxt.kind == "op" and nxt.val == "{":
             args = [self.atom()]
@@ -598,15 +588,15 @@ class Parser:
             args = [items[0][0] if len(items) == 1 else ("prod", items)]
         else:
             if nxt.kind == "end":
-                raise err(f"The function {t.val} at column {t.col + 1} needs an argument.",
-                          f"第 {t.col + 1} 列的函数 {t.val} 缺少参数。", t.col)
-            raise err(f"The function {t.val} at column {t.col + 1} needs an argument in brackets, e.g. {t.val}(x).",
-                      f"第 {t.col + 1} 列的函数 {t.val} 需要括号中的参数，例如 {t.val}(x)。", t.col)
+                raise err("The function %(function)s at column %(column)s needs an argument.", t.col,
+                          function=t.val, column=t.col + 1)
+            raise err("The function %(function)s at column %(column)s needs an argument in brackets, e.g. "
+                      "%(function)s(x).", t.col, function=t.val, column=t.col + 1)
         self.depth -= 1
         if base_sub:
             if len(args) != 1:
-                raise err(f"log with a subscript base takes one argument (column {t.col + 1}).",
-                          f"带下标底数的 log 只接受一个参数（第 {t.col + 1} 列）。", t.col)
+                raise err("log with a subscript base takes one argument (column %(column)s).", t.col,
+                          column=t.col + 1)
             args = args + args_prefix
         if user:
             params = self.ctx.functions[fname][0]
@@ -615,8 +605,8 @@ class Parser:
             lo, hi = BUILTINS[fname]
         if not lo <= len(args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise err(f"{t.val} takes {want} argument(s), got {len(args)} (column {t.col + 1}).",
-                      f"{t.val} 需要 {want} 个参数，实际为 {len(args)} 个（第 {t.col + 1} 列）。", t.col)
+            raise err("%(function)s takes %(want)s argument(s), got %(got)s (column %(column)s).", t.col,
+                      function=t.val, want=want, got=len(args), column=t.col + 1)
         if power is not None:
             node = self._finish_call(fname, args, t, user)
             return ("pow", node, power[0], power[1])
@@ -626,8 +616,8 @@ class Parser:
         if user:
             self.ctx.expansions += 1
             if self.ctx.expansions > MAX_FUNCTION_EXPANSIONS:
-                raise err(f"Too many uses of {fname} (at most {MAX_FUNCTION_EXPANSIONS}).",
-                          f"{fname} 的使用次数过多（最多 {MAX_FUNCTION_EXPANSIONS} 次）。", t.col)
+                raise err("Too many uses of %(function)s (at most %(limit)s).", t.col, function=fname,
+                          limit=MAX_FUNCTION_EXPANSIONS)
             return ("ucall", fname, args, t.col)
         return ("call", fname, args, t.col)
 
