@@ -1,5 +1,5 @@
-"""Operations: request ids and structured logs, health and readiness probes, Prometheus metrics and rate
-limits on the grading endpoints. ``init_app(app)`` installs all four; ``after_fork(app)`` runs in each new
+"""Operations: request ids and structured logs, health and readiness probes, Prometheus metrics, body sizes
+refused before parsing and rate limits on the grading endpoints. ``init_app(app)`` installs all four; ``after_fork(app)`` runs in each new
 server worker (:mod:`quizapp.serving`)."""
 
 from __future__ import annotations
@@ -9,14 +9,15 @@ from flask import Flask
 
 def init_app(app: Flask) -> None:
     """Call once every blueprint is registered (the limits wrap the grading views by endpoint name)."""
-    from . import health, limits, metrics, request_id
+    from . import bodies, health, limits, metrics, request_id
 
     request_id.init_app(app)
     metrics.init_app(app)
+    bodies.init_app(app)
     # First of all before-request functions: a request another one answers early still gets its id and
-    # its latency measured.
+    # its latency measured, and an oversized body is refused before any other function reads it.
     funcs = app.before_request_funcs.setdefault(None, [])
-    for fn in (metrics._begin, request_id._begin):
+    for fn in (bodies._check_body, metrics._begin, request_id._begin):
         funcs.remove(fn)
         funcs.insert(0, fn)
     health.init_app(app)

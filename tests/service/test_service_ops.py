@@ -2,6 +2,8 @@
 metrics (request latency per endpoint, grading latency per kind, sandbox kills) and the rate limits on
 submitting and checking (429 with Retry-After per learner and per address; off with RATELIMIT_ENABLED)."""
 
+import json
+
 import pytest
 
 from checkers import sandbox
@@ -45,7 +47,6 @@ def test_request_id_is_echoed_or_made(client):
 
 
 def test_access_log_names_the_request_id(client, caplog):
-    import json
     import logging
 
     from quizapp.ops.request_id import JsonFormatter, RequestIdFilter
@@ -141,3 +142,37 @@ def test_limits_off(app):
     client = app.test_client()
     assert app.config["RATELIMIT_ENABLED"] is False
     assert all(_submit(client, v).status_code == 201 for v in range(40))
+
+
+class _Unreadable:
+    """A request body that fails the test if anything reads it."""
+
+    def read(self, *_args):
+        raise AssertionError("the body was read")
+
+    readline = read
+
+
+def test_content_length_over_the_limit_is_refused_unread(app, client):
+    huge = app.config["MAX_CONTENT_LENGTH"] + 1
+    r = client.post("/api/v1/reference/kl.k3", environ_overrides={
+        "wsgi.input": _Unreadable(), "CONTENT_LENGTH": str(huge), "CONTENT_TYPE": "application/json"})
+    assert r.status_code == 413 and r.get_json()["error"]["code"] == "payload_too_large"
+    small = app.config["SMALL_BODY_LIMIT"] + 1  # every endpoint other than the engine's takes 1 MiB
+    r = client.post(f"/api/v1/questions/{QID}/attempts", environ_overrides={
+        "wsgi.input": _Unreadable(), "CONTENT_LENGTH": str(small), "CONTENT_TYPE": "application/json"})
+    assert r.status_code == 413
+
+
+def test_too_many_engine_elements_are_refused_before_parsing(app, client, monkeypatch):
+    from quizapp import config
+
+    def no_parse(*_a, **_k):
+        raise AssertionError("the body was parsed")
+
+    monkeypatch.setattr(app.json, "loads", no_parse)
+    n = config.REFERENCE_MAX_ELEMENTS + 2
+    body = b'{"log_ratio": [' + b",".join([b"0"] * n) + b"]}"
+    assert len(body) < app.config["MAX_CONTENT_LENGTH"]
+    r = client.post("/api/v1/reference/kl.k3", data=body, content_type="application/json")
+    assert r.status_code == 413 and json.loads(r.data)["error"]["code"] == "too_many_elements"
