@@ -23,12 +23,17 @@ PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LEVELS = ("L1", "L2", "L3")
 
 TOP_KEYS = {"id", "ref", "level", "tags", "title", "prompt", "params", "parts", "solution", "source",
-            "sources"}
+            "sources", "tries"}
+#: Tries a learner has before the solution is shown (``tries:``; the default when absent).
+TRIES_DEFAULT = 3
+TRIES_MAX = 10
+#: At most this many hints per part (``hints:``, gentle first).
+HINTS_MAX = 5
 TOP_REQUIRED = ("id", "level", "tags", "title", "prompt", "parts", "solution")
 SOLUTION_KEYS = {"key_points", "pitfalls", "worked"}
 
 #: Keys every part may have, whatever its kind.
-PART_COMMON = {"id", "kind", "prompt", "hint", "weight", "mistakes", "sources"}
+PART_COMMON = {"id", "kind", "prompt", "hint", "hints", "title", "placeholder", "weight", "mistakes", "sources"}
 # Kind-specific keys are each kind's ``spec_keys`` (checkers/kinds/<name>/; docs/question-format.md).
 #: Keys of one entry of a ``sources`` list: what is claimed and where it comes from.
 SOURCE_KEYS = {"claim", "paper", "section", "file", "function", "repo"}
@@ -235,6 +240,7 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
     ctx.bilingual(part["prompt"], _join(field, "prompt"))
     if "hint" in part:
         ctx.bilingual(part["hint"], _join(field, "hint"))
+    _check_input_help(ctx, part, field)
     if "weight" in part:
         w = part["weight"]
         if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
@@ -275,6 +281,25 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         ctx.fail(field, f"{kind} part is malformed: {type(exc).__name__}: {exc}")
 
 
+def _check_input_help(ctx: _Ctx, part: Mapping[str, Any], field: str) -> None:
+    """``hints`` (bilingual texts, gentle first), ``title`` (bilingual) and ``placeholder`` (one string:
+    an input example is maths, the same in both languages)."""
+    if "hints" in part:
+        hints = part["hints"]
+        if not isinstance(hints, list) or not hints:
+            ctx.fail(_join(field, "hints"), "must be a non-empty list of {en, zh} texts")
+        if len(hints) + (1 if "hint" in part else 0) > HINTS_MAX:
+            ctx.fail(_join(field, "hints"), f"at most {HINTS_MAX} hints per part (counting hint)")
+        for j, hint in enumerate(hints):
+            ctx.bilingual(hint, _join(_join(field, "hints"), j))
+    if "title" in part:
+        ctx.bilingual(part["title"], _join(field, "title"))
+    if "placeholder" in part:
+        value = part["placeholder"]
+        if not isinstance(value, str) or not value.strip() or len(value) > 80:
+            ctx.fail(_join(field, "placeholder"), "must be a non-empty string of at most 80 characters")
+
+
 def validate_question(data: Any, file: Any = None) -> None:
     """Raise :class:`BankError` unless ``data`` is a well-formed question (see the format doc)."""
     ctx = _Ctx(file)
@@ -307,6 +332,10 @@ def validate_question(data: Any, file: Any = None) -> None:
         ctx.text(data["source"], "source")
     if "sources" in data:
         check_sources(ctx, data["sources"], "sources")
+    if "tries" in data:
+        tries = data["tries"]
+        if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= TRIES_MAX:
+            ctx.fail("tries", f"must be a whole number from 1 to {TRIES_MAX} (tries before the solution)")
 
     names = _check_params(ctx, data.get("params"))
     known = set(names)

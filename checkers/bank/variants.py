@@ -39,6 +39,19 @@ def _texts(block: Any, lang: str, params: Mapping[str, Any]) -> list[str]:
     return [substitute_text(t, params) for t in block[lang]]
 
 
+def part_hints(part: Mapping[str, Any], lang: str, params: Mapping[str, Any]) -> list[str]:
+    """A part's on-demand hints, gentlest first: its ``hints`` list, then its single ``hint`` (the most
+    specific one, kept from the older one-hint format)."""
+    blocks = list(part.get("hints") or [])
+    if part.get("hint"):
+        blocks.append(part["hint"])
+    return [substitute_text(b[norm_lang(lang)], params) for b in blocks]
+
+
+def hint_count(part: Mapping[str, Any]) -> int:
+    return len(part.get("hints") or []) + (1 if part.get("hint") else 0)
+
+
 def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any],
                  question_id: str = "", seed: int = 0) -> dict[str, Any]:
     """The fields every part has, merged with its kind's own (:meth:`Kind.public`)."""
@@ -47,7 +60,10 @@ def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any],
         "id": part["id"],
         "kind": part["kind"],
         "prompt": _text(part["prompt"], lang, params),
-        "hint": _text(part.get("hint"), lang, params),
+        "title": _text(part.get("title"), lang, params),
+        # hints are shown one at a time on request (each one recorded): only their number is public
+        "hints_total": hint_count(part),
+        "placeholder": part.get("placeholder"),
         "weight": part.get("weight", kind.default_weight),
     }
     out.update(kind.public(part, params, lang, Fill(params, lang, question_id, seed)))

@@ -19,3 +19,4 @@ def _limit_body() -> None:
 
 from . import questions, reference, openapi  # noqa: E402,F401  (routes register on bp)
 from . import code  # noqa: E402,F401  (code answers: stand-alone and practice checks)
+from ..practice import api as _practice  # noqa: E402,F401  (tries before the solution, hints)

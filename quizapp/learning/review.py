@@ -11,8 +11,11 @@ Rating an attempt (:func:`attempt_rating`) from its graded (non-free-text) parts
 * full marks after such a retry -> Hard;
 * anything less (wrong, partial, a part left out) -> Again.
 
-The service shows the worked solution after every submission and does not time answers, so "solution
-revealed" is not a separate case and Easy comes only from the learner. Free-text parts cannot be graded:
+* the learner asked for the solution of the attempt's variant before submitting it -> Again (asking for
+  the solution is itself rated Again at once, :func:`record_reveal`);
+* full marks reached with hints (a part's ``hints_used``, :mod:`quizapp.practice.credit`) -> Hard at best.
+
+The service does not time answers, so Easy comes only from the learner. Free-text parts cannot be graded:
 an attempt that answers one waits for the learner's own rating (Again / Hard / Good / Easy, after reading
 the key points); the card then takes the lower of that rating and the graded parts' rating.
 
@@ -95,16 +98,35 @@ def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any]) 
     graded = {pid: v for pid, v in (attempt.verdicts or {}).items() if pid not in free}
     if not any(v.get("counted") for v in graded.values()):
         return None
-    full = all(v.get("counted") and float(v.get("score") or 0) >= 1 - EPS
+    # a hint lowers the stored score (credit); full marks are judged on the checker's own score
+    full = all(v.get("counted") and float(v.get("raw_score", v.get("score")) or 0) >= 1 - EPS
                for v in graded.values() if float(v.get("weight", 1)) > 0)
     if not full:
+        return Rating.Again
+    from ..practice.policy import solution_requested_before
+    if solution_requested_before(session, attempt):
         return Rating.Again
     since = aware(attempt.created_at) - RETRY_WINDOW
     earlier = session.execute(select(Attempt.score, Attempt.max_score).where(
         Attempt.learner_id == attempt.learner_id, Attempt.question_id == attempt.question_id,
         Attempt.id != attempt.id, Attempt.counted.is_(True), Attempt.created_at >= since,
         Attempt.created_at <= attempt.created_at)).all()
-    return Rating.Hard if any(s < m - EPS for s, m in earlier) else Rating.Good
+    helped = any(int(v.get("hints_used") or 0) for v in graded.values())
+    return Rating.Hard if helped or any(s < m - EPS for s, m in earlier) else Rating.Good
+
+
+def record_reveal(session: Session, learner_id: str, question_id: str,
+                  at: datetime | None = None) -> dict[str, Any]:
+    """The learner asked for the solution: rate the question's card Again now (committed), so that a
+    question given up on comes back soon even if no answer follows."""
+    at = at or common.now()
+    row = session.get(ReviewCard, (learner_id, question_id))
+    if row is None:
+        row = _new_row(learner_id, question_id, at)
+        session.add(row)
+    review(row, Rating.Again, at)
+    session.commit()
+    return card_view(row) | {"needs_self_rating": False}
 
 
 def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],

@@ -5,7 +5,12 @@ The 201 body of ``POST /api/v1/questions/<id>/attempts`` (what :func:`submit_att
     {"attempt_id", "question_id", "version_id", "variant", "score", "max_score", "counted", "created_at",
      "parts": {part_id: {"status", "score", "max_score", "counted", "feedback", "note",
                          "interpreted_as", "details"}},
-     "solution": {"key_points", "pitfalls", "worked", "expected": {part_id: ...}}}
+     "practice": {"tries_allowed", "tries_used", "tries_left", "solution_available", "solution_reason",
+                  "solution_requested", "hints_shown": {part_id: n}},
+     "solution": {"key_points", "pitfalls", "worked", "expected": {part_id: ...}}}   # only when allowed
+
+``solution`` is present only when the attempt policy allows it (:mod:`quizapp.practice.policy`); every
+part also carries ``hints_used`` and ``credit`` (:mod:`quizapp.practice.credit`).
 
 A part's ``score`` is in points (verdict score x the part's weight). ``invalid``/``undecided`` parts
 (and parts left unanswered) have ``counted: false``: they consume no attempt and add nothing; an
@@ -179,6 +184,9 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     variant = check_variant(variant)
     data = version.data
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
+    from ..practice import credit, policy
+    before = policy.state(session, learner_id, version.question_id, variant, data)
+    credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
     max_score = sum(v["weight"] for v in verdicts.values())
     attempt = Attempt(learner_id=learner_id, question_id=version.question_id, question_version_id=version.id,
@@ -192,7 +200,24 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     except Exception:
         session.rollback()
         raise
-    return render_attempt(attempt, data, lang)
+    return _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False))
+
+
+def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], lang: str, body: dict,
+                 *, solution: bool = True) -> dict:
+    """Add the learner's ``practice`` state on the attempt's variant, and the ``solution`` only when the
+    attempt policy lets it be shown (:mod:`quizapp.practice.policy`)."""
+    from ..practice import policy
+
+    current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data)
+    body["practice"] = current.view()
+    for pid, part in body.get("parts", {}).items():
+        record = (attempt.verdicts or {}).get(pid) or {}
+        part["hints_used"] = int(record.get("hints_used") or 0)
+        part["credit"] = float(record.get("credit", 1.0))
+    if solution and current.revealed:
+        body["solution"] = _solution(data, attempt.variant, lang)
+    return body
 
 
 def get_attempt(session: Session, attempt_id: str, lang: str = "en", *, solution: bool = True) -> dict:
@@ -202,7 +227,8 @@ def get_attempt(session: Session, attempt_id: str, lang: str = "en", *, solution
     if attempt is None:
         raise NotFound(f"no attempt {attempt_id!r}", "attempt_id", code="unknown_attempt")
     version = session.get(QuestionVersion, attempt.question_version_id)
-    body = render_attempt(attempt, version.data, lang, solution=solution)
+    body = _with_policy(session, attempt, version.data, lang,
+                        render_attempt(attempt, version.data, lang, solution=False), solution=solution)
     body["answers"] = attempt.answers
     body["learner_id"] = attempt.learner_id
     body["lang"] = attempt.lang

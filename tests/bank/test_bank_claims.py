@@ -8,7 +8,7 @@ from pathlib import Path
 
 from checkers import grading
 from checkers.bank import load_question_file
-from checkers.bank.variants import params_for, public_view
+from checkers.bank.variants import params_for, part_hints, public_view
 from checkers.reference import call
 
 ROOT = Path(__file__).resolve().parents[2] / "questions"
@@ -18,9 +18,18 @@ def _q(rel: str) -> dict:
     return load_question_file(ROOT / rel)
 
 
-def _text(view: dict) -> str:
-    parts = [view["prompt"]] + [(p["prompt"] or "") + " " + (p["hint"] or "") for p in view["parts"]]
+def _text(view: dict, lang: str) -> str:
+    """What the learner can read before answering: prompts, input help and every on-demand hint."""
+    q = _by_id(view["id"])
+    params = params_for(q, view["variant"])
+    hints = {p["id"]: " ".join(part_hints(p, lang, params)) for p in q["parts"]}
+    parts = [view["prompt"]] + [(p["prompt"] or "") + " " + (p.get("placeholder") or "") + " " + hints[p["id"]]
+                                for p in view["parts"]]
     return " ".join(parts)
+
+
+def _by_id(qid: str) -> dict:
+    return load_question_file(next(ROOT.rglob(f"{qid}.yaml")))
 
 
 def test_q2_the_hack_never_pays_over_20_seeds():
@@ -40,14 +49,14 @@ def test_q2_the_hack_never_pays_over_20_seeds():
 def test_mask_reset_of_returns_is_credited_to_verl_not_trl():
     q = _q("L1/comp-gae-discounted-returns.yaml")
     for lang in ("en", "zh"):
-        assert "TRL" not in _text(public_view(q, 0, lang))
+        assert "TRL" not in _text(public_view(q, 0, lang), lang)
     assert any(s.get("repo") == "volcengine/verl" for s in q["sources"])
 
 
 def test_gae_holes_question_names_openrlhf_and_verl_whitening():
     q = _q("L3/comp-gae-holes-verl-trl.yaml")
     view = public_view(q, 0, "en")
-    text = _text(view)
+    text = _text(view, "en")
     assert "TRL" not in text and "OpenRLHF" in text
     assert "whiten" in text  # verl whitens with counted-token statistics after the recursion
     conventions = {p["id"]: p["expected"]["args"]["convention"] for p in q["parts"] if p["kind"] == "array"}
@@ -71,7 +80,7 @@ def test_simpo_claims_have_a_paper_source():
 def test_q4_neither_prompt_nor_hint_states_k3():
     q = _q("L1/q04-k3-estimator.yaml")
     for lang in ("en", "zh"):
-        text = _text(public_view(q, 0, lang)).replace(" ", "")
+        text = _text(public_view(q, 0, lang), lang).replace(" ", "")
         assert "e^x-x-1" not in text and "exp(Delta)-" not in text and "e^\\Delta-\\Delta" not in text
 
 

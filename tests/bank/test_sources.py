@@ -40,7 +40,7 @@ _PATTERNS = {name: re.compile(r"(?<![A-Za-z0-9])" + re.escape(name) + r"(?![A-Za
 
 #: Keys whose text the learner sees: the question's, a part's, an option's, a mistake's, the solution's.
 _VISIBLE_TOP = ("title", "prompt")
-_VISIBLE_PART = ("prompt", "hint")
+_VISIBLE_PART = ("prompt", "hint", "hints", "title")
 _VISIBLE_SOLUTION = ("key_points", "pitfalls", "worked")
 
 

@@ -1,0 +1,130 @@
+"""The attempt policy: when a learner may see the solution of one variant of a question.
+
+A learner works on one *variant* (the seed of the numbers shown). The solution of that variant -- key
+points, pitfalls, the worked solution and every part's expected answer -- is shown
+
+* after a **correct** attempt (every machine-graded part with weight > 0 correct; a question answered
+  only in free text reveals its key points after any submission, since the learner rates it against them),
+* after the **last try**: ``tries`` counted attempts (the question's ``tries:``, default
+  :data:`checkers.bank.schema.TRIES_DEFAULT`; attempts whose every part was invalid or unchecked do not
+  count), or
+* when the learner **asks** for it ("show solution"): recorded as a :class:`PracticeEvent`, and the
+  review scheduler rates the question Again (:func:`quizapp.learning.review.record_reveal`).
+
+Until then an attempt's response, a stored attempt read back and a shared attempt carry no ``solution``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..models import Attempt, PracticeEvent
+
+CORRECT, TRIES, REQUESTED = "correct", "tries", "requested"
+
+
+def tries_allowed(data: Mapping[str, Any]) -> int:
+    from checkers.bank.schema import TRIES_DEFAULT
+
+    value = data.get("tries", TRIES_DEFAULT)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else TRIES_DEFAULT
+
+
+def _graded_ids(data: Mapping[str, Any]) -> set[str]:
+    from checkers.kinds import get_kind
+
+    out = set()
+    for part in data.get("parts") or []:
+        kind = get_kind(part.get("kind"))
+        if kind.machine_graded and float(part.get("weight", kind.default_weight)) > 0:
+            out.add(part["id"])
+    return out
+
+
+def is_correct(verdicts: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) -> bool:
+    """Every machine-graded part (weight > 0) answered correctly; True for a free-text-only answer."""
+    graded = _graded_ids(data)
+    if not graded:
+        return True
+    return all((verdicts.get(pid) or {}).get("status") == "correct" for pid in graded)
+
+
+@dataclass
+class PracticeState:
+    """What one learner has done on one variant: tries used, hints shown per part, solution asked for."""
+
+    tries_allowed: int
+    tries_used: int = 0
+    solved: bool = False
+    requested: bool = False
+    hints: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str | None:
+        """Why the solution may be shown (``correct`` | ``tries`` | ``requested``), or None."""
+        if self.solved:
+            return CORRECT
+        if self.tries_used >= self.tries_allowed:
+            return TRIES
+        if self.requested:
+            return REQUESTED
+        return None
+
+    @property
+    def revealed(self) -> bool:
+        return self.reason is not None
+
+    def view(self) -> dict[str, Any]:
+        """The ``practice`` object of the API responses."""
+        return {"tries_allowed": self.tries_allowed, "tries_used": self.tries_used,
+                "tries_left": max(0, self.tries_allowed - self.tries_used),
+                "solution_available": self.revealed, "solution_reason": self.reason,
+                "solution_requested": self.requested, "hints_shown": dict(self.hints)}
+
+
+def state(session: Session, learner_id: str | None, question_id: str, variant: int,
+          data: Mapping[str, Any]) -> PracticeState:
+    """The learner's state on ``variant`` of ``question_id`` (``data``: the question dict shown)."""
+    out = PracticeState(tries_allowed=tries_allowed(data))
+    if not learner_id:
+        return out
+    attempts = session.execute(select(Attempt.verdicts, Attempt.counted).where(
+        Attempt.learner_id == learner_id, Attempt.question_id == question_id,
+        Attempt.variant == variant)).all()
+    for verdicts, counted in attempts:
+        if not counted and _graded_ids(data):
+            continue
+        out.tries_used += 1
+        if is_correct(verdicts or {}, data):
+            out.solved = True
+    events = session.execute(select(PracticeEvent.kind, PracticeEvent.part_id).where(
+        PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
+        PracticeEvent.variant == variant)).all()
+    for kind, part_id in events:
+        if kind == "solution":
+            out.requested = True
+        elif kind == "hint" and part_id:
+            out.hints[part_id] = out.hints.get(part_id, 0) + 1
+    return out
+
+
+def record_solution_request(session: Session, learner_id: str, question_id: str, variant: int) -> None:
+    """Record "show solution" (not committed; one row per variant is enough)."""
+    exists = session.scalar(select(PracticeEvent.id).where(
+        PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
+        PracticeEvent.variant == variant, PracticeEvent.kind == "solution").limit(1))
+    if exists is None:
+        session.add(PracticeEvent(learner_id=learner_id, question_id=question_id, variant=variant,
+                                  kind="solution"))
+
+
+def solution_requested_before(session: Session, attempt: Attempt) -> bool:
+    """Whether the attempt's learner asked for the solution of its variant before submitting it."""
+    return session.scalar(select(PracticeEvent.id).where(
+        PracticeEvent.learner_id == attempt.learner_id, PracticeEvent.question_id == attempt.question_id,
+        PracticeEvent.variant == attempt.variant, PracticeEvent.kind == "solution",
+        PracticeEvent.created_at <= attempt.created_at).limit(1)) is not None
