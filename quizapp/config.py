@@ -23,8 +23,23 @@ from typing import Any
 #: The checkout (editable install): holds ``questions/`` and ``migrations/``.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
+# --- service limits and defaults: the one home of each (grading-side bounds: ``checkers.limits``) -------
 #: Bodies of API endpoints other than the reference engine's stay small.
 SMALL_BODY_LIMIT = 1 * 1024 * 1024
+#: Largest request body by default: a 1,000,000-element engine call in JSON fits.
+DEFAULT_MAX_CONTENT_LENGTH = 32 * 1024 * 1024
+#: Seconds one part may take to grade before it is ``undecided``, by default (``GRADE_TIMEOUT``).
+DEFAULT_GRADE_TIMEOUT = 10.0
+#: Elements (all tensors together) of one reference-engine call.
+REFERENCE_MAX_ELEMENTS = 1_000_000
+#: Items and characters the page-rendering endpoint renders in one request.
+RENDER_MAX_ITEMS = 500
+RENDER_MAX_CHARS = 200_000
+#: Characters of a question file previewed on the authoring page.
+PREVIEW_MAX_CHARS = 200_000
+#: Nodes (aliases expanded) and nesting of an author's YAML document.
+YAML_MAX_NODES = 100_000
+YAML_MAX_DEPTH = 64
 
 
 def _int_env(name: str, default: int) -> int:
@@ -55,11 +70,11 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "DATABASE_URL": os.environ.get("DATABASE_URL") or default_db,
         "SECRET_KEY": os.environ.get("SECRET_KEY") or None,
         "QUIZ_DEVICE": os.environ.get("QUIZ_DEVICE") or None,
-        "MAX_CONTENT_LENGTH": _int_env("MAX_CONTENT_LENGTH", 32 * 1024 * 1024),
+        "MAX_CONTENT_LENGTH": _int_env("MAX_CONTENT_LENGTH", DEFAULT_MAX_CONTENT_LENGTH),
         "SMALL_BODY_LIMIT": SMALL_BODY_LIMIT,
         "QUIZ_BANK_PATH": os.environ.get("QUIZ_BANK_PATH") or str(PROJECT_ROOT / "questions"),
         "MIGRATIONS_PATH": str(PROJECT_ROOT / "migrations"),
-        "GRADE_TIMEOUT": float(os.environ.get("GRADE_TIMEOUT") or 10.0),
+        "GRADE_TIMEOUT": float(os.environ.get("GRADE_TIMEOUT") or DEFAULT_GRADE_TIMEOUT),
         "SQLITE_BUSY_TIMEOUT_MS": _int_env("SQLITE_BUSY_TIMEOUT_MS", 30_000),
         "LEARNER_COOKIE": "quiz_learner",
         "LEARNER_COOKIE_MAX_AGE": 400 * 24 * 3600,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Generate docs/supported-input.md from tests/fixtures/equivalence_table.yaml.
+"""Generate docs/supported-input.md from tests/fixtures/equivalence_table.yaml and checkers.limits.
 
 The same table is the test oracle (tests/checkers/test_equivalence_table.py), so the page can only
-claim what the tests check. Run after editing the table; a test fails while the page is stale.
+claim what the tests check; every number the page states about limits is read from the module that
+defines it (``checkers.limits.DOCUMENTED``). Run after editing either; a test fails while the page is stale.
 
     python scripts/gen_supported_input_doc.py          # write the page
     python scripts/gen_supported_input_doc.py --check  # exit 1 if the page is out of date
@@ -10,12 +11,16 @@ claim what the tests check. Run after editing the table; a test fails while the 
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the checkout's checkers package
+
+from checkers import limits  # noqa: E402  (after the path above)
 TABLE = ROOT / "tests" / "fixtures" / "equivalence_table.yaml"
 PAGE = ROOT / "docs" / "supported-input.md"
 
@@ -49,7 +54,7 @@ Outcome: **correct** when proved, or when every valid point agrees (at least 4 p
 when a point clearly differs, or the difference reduces to a non-zero number; **undecided** (no
 attempt used) when the values nearly agree but not within tolerance and nothing is proved (the layers
 disagree), when fewer than 4 points can be evaluated and nothing is proved, or when time runs out.
-Symbolic grading runs in a killable worker process with a hard limit (2 s by default).
+Symbolic grading runs in a killable worker process with a hard limit (<<GUARDED_CHECK_TIMEOUT>> s by default).
 
 ## Modes
 
@@ -112,10 +117,35 @@ Functions (plain name, other accepted spellings, LaTeX):
 `1/sin(x)`). `\\operatorname{name}` accepts any of these names.
 
 Powers are bounded by the work they cause, not by how the exponent looks: a power of a number may
-have an exact result of at most 12,000 bits (`2^64`, `10^-12`, `2^(2^10)` and `2^10000` are fine;
+have an exact result of at most <<MAX_POWER_BITS>> bits (`2^64`, `10^-12`, `2^(2^10)` and `2^10000` are fine;
 `9^9^9` and `2^(10^10)` are refused), a power of an expression containing a variable may have degree
-at most 1,000 (`(1+x)^20`, `x^1000`), a root index at most 1,000, and `gamma(n)` needs |n| ≤ 1,000.
+at most <<MAX_DEGREE>> (`(1+x)^20`, `x^1000`), a root index at most <<MAX_ROOT>>, and `gamma(n)` needs |n| ≤ <<MAX_GAMMA_ARG>>.
 """
+
+
+def _value(module: str, name: str) -> str:
+    value = getattr(importlib.import_module(module), name)
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _fill(text: str) -> str:
+    """Replace ``<<NAME>>`` by the value of the limit NAME (checkers.limits, else the parser's limits)."""
+    for module in (limits.__name__, "checkers.mathparse.limits"):
+        mod = importlib.import_module(module)
+        for name in dir(mod):
+            if name.isupper() and f"<<{name}>>" in text:
+                text = text.replace(f"<<{name}>>", _value(module, name))
+    return text
+
+
+def limits_section() -> str:
+    """The limits table: one row per entry of ``checkers.limits.DOCUMENTED``, values read from their home."""
+    out = ["## Limits\n", "Input beyond a size limit is refused with an error naming the field; grading that runs past a time "
+           "limit ends *undecided*. Neither uses an attempt.\n",
+           "| limit | value | bounds |", "|---|---|---|"]
+    for module, name, what in limits.DOCUMENTED:
+        out.append(f"| `{name}` | {_value(module, name)} | {what} |")
+    return "\n".join(out) + "\n"
 
 
 def _cell(text: str) -> str:
@@ -145,7 +175,7 @@ def _mode(row: dict) -> str:
 
 
 def render(rows: list[dict]) -> str:
-    out = [INTRO]
+    out = [_fill(INTRO), limits_section()]
     counts = {k: sum(1 for r in rows if r["outcome"] == k) for k in OUTCOME}
     out.append(f"## The table ({len(rows)} cases: {counts['correct']} correct, {counts['incorrect']} incorrect, "
                f"{counts['undecided']} undecided)\n")

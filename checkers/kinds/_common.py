@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..limits import MAX_SHORT_ANSWER
 from ..verdict import AnswerParseError, SpecError, msg
 
 NOTE_RE = re.compile(r"^[a-z0-9-]+$")
-MAX_TEXT = 2000  # a numeric or choice answer never needs more
 
 _NONFINITE = {
     "nan": math.nan, "+nan": math.nan, "-nan": math.nan,
@@ -94,8 +94,8 @@ def read_number(raw: Any, field: str | None = None) -> TypedNumber:
     text = raw.strip()
     if not text:
         raise AnswerParseError("The answer is empty.", 0, zh="答案为空。", field=field)
-    if len(text) > MAX_TEXT:
-        raise AnswerParseError(f"The answer is too long ({len(text)} characters).", MAX_TEXT,
+    if len(text) > MAX_SHORT_ANSWER:
+        raise AnswerParseError(f"The answer is too long ({len(text)} characters).", MAX_SHORT_ANSWER,
                                zh=f"答案过长（{len(text)} 个字符）。", field=field)
     low = text.lower().replace(" ", "")
     if low in _NONFINITE:

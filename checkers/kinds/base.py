@@ -30,10 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
 from ..verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
-
-
-#: Hard wall-clock limit per graded answer of the sandboxed kinds (symbolic, derivation), in seconds.
-GRADE_TIMEOUT = 1.0
+from ..limits import GRADE_TIMEOUT  # noqa: F401  (re-exported: kinds import it from here)
 
 
 @dataclass

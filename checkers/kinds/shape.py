@@ -1,4 +1,4 @@
-"""JSON-shape checks of learners' answers, shared by every kind's ``accept`` (the one place for limits).
+"""JSON-shape checks of learners' answers, shared by every kind's ``accept`` (limits: :mod:`checkers.limits`).
 
 Answers are stored as they came (JSONB on PostgreSQL), so text is refused when JSONB would refuse it
 (NUL characters, unpaired surrogates) on every database alike. Each check raises
@@ -9,15 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..limits import (MAX_ARRAY_DEPTH, MAX_ARRAY_ELEMENTS, MAX_ARRAY_ENTRY, MAX_LINES, MAX_LONG_TEXT,
+                      MAX_OPTION_ID, MAX_OPTIONS, MAX_TEXT)
 from ..verdict import AnswerShapeError
-
-MAX_TEXT = 4000                 # characters of one text answer (one line of a derivation)
-MAX_LINES = 100                 # lines of a derivation
-MAX_ARRAY_ELEMENTS = 100_000    # numbers of an array answer
-MAX_ARRAY_DEPTH = 8             # nesting of an array answer
-MAX_ARRAY_ENTRY = 200           # characters of one array entry written as text
-MAX_OPTIONS = 100               # options ticked in a choice answer
-MAX_OPTION_ID = 100             # characters of one option id
 
 
 def type_name(value: Any) -> str:
@@ -64,4 +58,4 @@ def count_leaves(value: Any, field: str, budget: list[int], depth: int = 0) -> N
         raise AnswerShapeError(f"more than {MAX_ARRAY_ELEMENTS} entries", field)
 
 
-__all__ = ["MAX_ARRAY_ELEMENTS", "MAX_LINES", "MAX_TEXT", "count_leaves", "storable", "text", "type_name"]
+__all__ = ["MAX_ARRAY_ELEMENTS", "MAX_LINES", "MAX_LONG_TEXT", "MAX_TEXT", "count_leaves", "storable", "text", "type_name"]

@@ -29,7 +29,9 @@ from .lexer import UNICODE_GREEK
 from .parser import RESERVED
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$")
-_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "complex")
+#: The assumption flags a variable may carry (the API and the question schema accept exactly these).
+ASSUMPTION_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "complex")
+_FLAGS = ASSUMPTION_FLAGS
 _DOMAINS = {
     "probability": (0.0, 1.0, True, True),
     "positive": (0.0, math.inf, True, True),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from checkers.mathparse.symbols import ASSUMPTION_FLAGS
+
 from . import bp
 from .helpers import ok
 
@@ -59,10 +61,7 @@ SCHEMAS: dict[str, Any] = {
             "names": {"type": "array", "items": {"type": "string"},
                       "description": "unknown_function only: every engine function"}}}}},
     "Assumptions": {"type": "object", "description": "sympy-style flags, or domain=probability for (0, 1)",
-                    "properties": {"positive": {"type": "boolean"}, "negative": {"type": "boolean"},
-                                   "nonnegative": {"type": "boolean"}, "nonpositive": {"type": "boolean"},
-                                   "real": {"type": "boolean"}, "integer": {"type": "boolean"},
-                                   "nonzero": {"type": "boolean"},
+                    "properties": {**{flag: {"type": "boolean"} for flag in ASSUMPTION_FLAGS},
                                    "complex": {"type": "boolean", "description": "a complex variable "
                                                "(unflagged variables are real)"},
                                    "domain": {"type": "string", "enum": ["probability"]}},

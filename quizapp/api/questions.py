@@ -12,16 +12,17 @@ from ..learners import current_learner_id
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services.answers import check_answer, json_safe, localize, norm_lang
+from checkers.limits import MAX_TEXT as MAX_EXPR  # an expression sent for checking is one text answer
+from checkers.mathparse.symbols import ASSUMPTION_FLAGS  # the flags the parser understands, from their one home
+
 from . import bp
 from .helpers import check_unknown, field, json_body, ok, query_int, request_lang
 
 from flask import request
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
-ASSUMPTION_FLAGS = ("positive", "negative", "nonnegative", "nonpositive", "real", "integer", "nonzero", "complex")
-DOMAINS = ("probability",)
+DOMAINS = ("probability",)  # the API offers the one named domain; flags cover the others
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
-MAX_EXPR = 4000
 
 
 def _summary(row: dict, lang: str) -> dict[str, Any]:

@@ -12,12 +12,11 @@ from typing import Any
 
 from flask import current_app
 
+from ..config import REFERENCE_MAX_ELEMENTS as MAX_ELEMENTS
 from ..errors import NotFound, PayloadTooLarge, ValidationError
 from ..services.answers import json_safe
 from . import bp
 from .helpers import check_unknown, json_body, ok
-
-MAX_ELEMENTS = 1_000_000
 NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
              "infinity": math.inf, "-infinity": -math.inf}
 

@@ -21,6 +21,7 @@ from ..api.helpers import limit_small_bodies
 from ..auth import throttle
 from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
+from ..config import PREVIEW_MAX_CHARS
 from ..db import get_session
 from ..errors import ServiceError
 from ..headers import set_security_headers
@@ -32,7 +33,6 @@ bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../tem
                static_folder="../static", static_url_path="/static")
 
 PUBLIC = {"author.login", "author.static"}
-PREVIEW_MAX_CHARS = 200_000
 
 #: What the editor starts from for a new question (bilingual question content, in its own file).
 NEW_TEMPLATE = Path(__file__).with_name("new_question.yaml").read_text(encoding="utf-8")

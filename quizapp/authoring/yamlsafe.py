@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_NODES = 100_000
-MAX_DEPTH = 64
+from ..config import YAML_MAX_DEPTH as MAX_DEPTH
+from ..config import YAML_MAX_NODES as MAX_NODES
 
 
 def check_size(data: Any, file: Any = None) -> None:

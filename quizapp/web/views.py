@@ -12,6 +12,7 @@ from typing import Any
 from flask import jsonify, redirect, render_template, request, url_for
 
 from quizapp.api.helpers import limit_small_bodies
+from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS
 from quizapp.headers import set_security_headers
 from quizapp.rendering import plain_text, render_inline, render_markdown
 
@@ -23,8 +24,6 @@ from .i18n import LANGS, current_lang, js_strings, level_label, remember_lang, t
 
 LEVELS = ("L1", "L2", "L3")
 
-RENDER_MAX_ITEMS = 500
-RENDER_MAX_CHARS = 200_000
 
 
 # --------------------------------------------------------------------------- request hooks

@@ -11,6 +11,8 @@ import json
 import math
 from typing import Any, Mapping
 
+from ...limits import MAX_GRADED_ARRAY_DEPTH as MAX_DEPTH
+from ...limits import MAX_GRADED_ARRAY_ELEMENTS as MAX_ELEMENTS
 from ...params import resolve_value
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
@@ -18,8 +20,6 @@ from .. import shape
 from ..base import Examples, Kind, register_kind
 
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-8
-MAX_ELEMENTS = 65536
-MAX_DEPTH = 6
 
 
 def _shape(x: Any, where: str = "answer") -> tuple[int, ...]:
@@ -91,7 +91,7 @@ class ArrayChecker(Kind):
 
     def accept(self, value: Any, field: str) -> Any:
         if isinstance(value, str):
-            return shape.text(value, field, shape.MAX_TEXT * 4)
+            return shape.text(value, field, shape.MAX_LONG_TEXT)
         if not isinstance(value, list):
             raise AnswerShapeError(f"must be a nested list of numbers, got {shape.type_name(value)}", field)
         shape.count_leaves(value, field, [shape.MAX_ARRAY_ELEMENTS])

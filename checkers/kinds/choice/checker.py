@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
+from ...limits import MAX_CHOICE_ITEMS, MAX_SHORT_ANSWER
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
@@ -86,11 +87,11 @@ class ChoiceChecker(Kind):
 
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> frozenset[str]:
         if isinstance(raw, str):
-            if len(raw) > c.MAX_TEXT:
+            if len(raw) > MAX_SHORT_ANSWER:
                 raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
             items = [s.strip() for s in raw.split(",")] if raw.strip() else []
         elif isinstance(raw, (list, tuple)):
-            if len(raw) > 1000:
+            if len(raw) > MAX_CHOICE_ITEMS:
                 raise AnswerParseError("Too many options selected.", None, zh="选择的选项过多。")
             items = [x for x in raw]
         else:

@@ -50,6 +50,10 @@ from typing import Any, Mapping
 import sympy as sp
 
 from ...budget import clock as work_clock
+from ...limits import DERIVATION_BUDGET as TOTAL_BUDGET
+from ...limits import GRADE_TIMEOUT as DEFAULT_TIMEOUT  # noqa: F401  (the kind's public name for its hard limit)
+from ...limits import MAX_GRADED_LINES as MAX_LINES
+from ...limits import MISTAKE_RESERVE
 from ...equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
                            symbol_domain)
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
@@ -61,10 +65,6 @@ from .form import same_statement
 from .form import statement as statement_form
 from ..symbolic.checker import _parser, _spec_parse_check, public_names, run_guarded, validate_common, warm_parser
 
-DEFAULT_TIMEOUT = 1.0  # hard wall-clock limit per graded answer (the sandbox kills the worker)
-TOTAL_BUDGET = 0.8     # soft budget for a whole derivation; steps share it (each gets what is left)
-MISTAKE_RESERVE = 0.1  # part of the budget kept for matching known mistakes after the chain
-MAX_LINES = 60
 GRID = 160
 EQ_POINTS = 4
 
@@ -749,7 +749,7 @@ class DerivationChecker(Kind):
     def accept(self, value: Any, field: str) -> Any:
         """A list of lines, or one text that is split into its non-blank lines."""
         if isinstance(value, str):
-            value = [line for line in shape.text(value, field, shape.MAX_TEXT * 4).splitlines() if line.strip()]
+            value = [line for line in shape.text(value, field, shape.MAX_LONG_TEXT).splitlines() if line.strip()]
         if not isinstance(value, list):
             raise AnswerShapeError(f"must be a list of strings (one per line), got {shape.type_name(value)}",
                                    field)

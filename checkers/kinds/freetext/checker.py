@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...limits import MAX_FREETEXT_CHARS as MAX_CHARS
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import Examples, Kind, register_kind
-
-MAX_CHARS = 20_000
 
 
 class FreetextChecker(Kind):
@@ -20,7 +19,7 @@ class FreetextChecker(Kind):
     def accept(self, value: Any, field: str) -> Any:
         if isinstance(value, bool):
             return value
-        return shape.text(value, field, shape.MAX_TEXT * 4)
+        return shape.text(value, field, shape.MAX_LONG_TEXT)
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         w = spec.get("weight", 0)

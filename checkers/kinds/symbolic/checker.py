@@ -11,14 +11,14 @@ from typing import Any, Mapping
 from ... import sandbox
 from ...equivalence import (MODES, EquivalenceResult, check_equivalence, check_within_tolerance, evaluate,
                            precise_gap, sample_points)
+from ...limits import EQUIV_BUDGET
+from ...limits import GUARDED_CHECK_TIMEOUT
 from ...params import PLACEHOLDER, substitute_text
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind, too_complex_verdict
 
-DEFAULT_TIMEOUT = 2.0      # hard limit (the worker is killed)
-EQUIV_BUDGET = 0.6         # soft budget the equivalence layers give themselves
 _NOT_FOLLOW = ("incorrect", "not_equal")
 
 
@@ -285,7 +285,7 @@ def error_verdict(exc: BaseException, interp: Interpretation | None = None) -> V
                    "checker_error", interp, {"error": type(exc).__name__})
 
 
-def run_guarded(fn, *args, timeout: float = DEFAULT_TIMEOUT, interp: Interpretation | None = None) -> Verdict:
+def run_guarded(fn, *args, timeout: float = GUARDED_CHECK_TIMEOUT, interp: Interpretation | None = None) -> Verdict:
     """Run a grading function in the sandbox; time-outs and crashes become ``undecided``."""
     try:
         return sandbox.run(fn, *args, timeout=timeout)
