@@ -1,0 +1,128 @@
+"""Benchmark: each endpoint of ``quizapp serve`` against bare Flask endpoints on the same server stack
+(gunicorn gthread, same workers and threads) in the same run, at 32 and 64 clients; printed as ratios.
+
+For each worker count (1, then ``--workers``): the bare app (``bare_app.py``: a constant JSON body, and the
+body inserted into SQLite with ``synchronous=FULL`` and ``NORMAL``) and the service (a temporary SQLite
+database, the sample question loaded, ``RATELIMIT_ENABLED=false``) are served in turn, and C client threads
+send R requests each to: the question list, one question, a numeric submit, and a page GET while the
+other clients submit. Prints req/s, p50/p99 and errors per endpoint, then
+
+* submit / bare insert (target >= 0.5), list / bare JSON,
+* N workers / 1 worker for the submit (target >= 1.6 on two cores),
+* bare insert FULL / NORMAL (the cost of acknowledging only what is on disk),
+* p99 of the question page while the others submit (target <= 100 ms).
+
+Traffic only goes to 127.0.0.1; every loop is bounded. Run by hand, e.g.
+    python benchmarks/bench_load.py --clients 32 64 --requests 20 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+from _live import call, free_port, hammer, pct, start
+
+from quizapp import testing
+
+QID = testing.SAMPLE_QUESTION["id"]
+
+
+def line(name: str, rps: float, lat: list[float], errors: int) -> dict:
+    print(f"  {name:<34} {rps:8.1f} req/s  p50 {pct(lat, .5) * 1000:7.1f} ms  p99 {pct(lat, .99) * 1000:7.1f} ms"
+          f"  errors {errors}")
+    return {"rps": rps, "p50": pct(lat, .5), "p99": pct(lat, .99), "errors": errors}
+
+
+def stop(proc) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except Exception:  # noqa: BLE001
+        proc.kill()
+        proc.wait()
+
+
+def bench_bare(tmp: Path, workers: int, threads: int, clients: int, n: int, sync: str) -> dict:
+    port = free_port()
+    proc = start(["benchmarks/bare_app.py", str(port), str(workers), str(threads)],
+                 {"BARE_DB": str(tmp / f"bare-{sync}.sqlite3"), "BARE_SYNC": sync}, tmp / "bare.log")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        out = {"json": line(f"bare GET json ({sync})", *hammer(clients, n, lambda i, k: call("GET", base + "/bare/json")[0])),
+               "insert": line(f"bare POST insert ({sync})", *hammer(
+                   clients, n, lambda i, k: call("POST", base + "/bare/insert", {"i": i, "k": k})[0]))}
+    finally:
+        stop(proc)
+    return out
+
+
+def bench_service(tmp: Path, workers: int, threads: int, clients: int, n: int) -> dict:
+    port = free_port()
+    bank = testing.write_bank(tmp / "bank", testing.sample_question())
+    db = tmp / f"service-{workers}-{clients}.sqlite3"
+    proc = start(["-m", "quizapp.cli", "serve", "--port", str(port), "--workers", str(workers), "--threads",
+                  str(threads), "--bank", str(bank)],
+                 {"DATABASE_URL": f"sqlite:///{db}", "SECRET_KEY": "bench", "QUIZ_LOG_JSON": "0"},
+                 tmp / "service.log")
+    base = f"http://127.0.0.1:{port}"
+    body = {"answers": {"a": "1.0", "b": "yes"}}
+    try:
+        call("GET", base + "/api/v1/questions")  # each worker warms on its own first requests
+        out = {
+            "list": line("GET /api/v1/questions", *hammer(clients, n, lambda i, k: call("GET", base + "/api/v1/questions")[0])),
+            "one": line(f"GET /api/v1/questions/{QID}", *hammer(
+                clients, n, lambda i, k: call("GET", f"{base}/api/v1/questions/{QID}")[0])),
+            "submit": line("POST attempts (numeric + choice)", *hammer(clients, n, lambda i, k: call(
+                "POST", f"{base}/api/v1/questions/{QID}/attempts", {**body, "variant": i * 1000 + k})[0])),
+        }
+        # Page GETs by one client in four while the others submit.
+        page_lat: list[float] = []
+
+        def mixed(i: int, k: int):
+            if i % 4 == 0:
+                import time
+                t0 = time.perf_counter()
+                status = call("GET", f"{base}/questions/{QID}")[0]
+                page_lat.append(time.perf_counter() - t0)
+                return status
+            return call("POST", f"{base}/api/v1/questions/{QID}/attempts", {**body, "variant": k})[0]
+
+        rps, lat, errors = hammer(clients, n, mixed)
+        line("mixed: submits + page GETs", rps, lat, errors)
+        out["page_p99"] = pct(page_lat, .99)
+        print(f"  page GET p99 while others submit: {out['page_p99'] * 1000:.1f} ms (target <= 100 ms)")
+    finally:
+        stop(proc)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clients", type=int, nargs="+", default=[32, 64])
+    ap.add_argument("--requests", type=int, default=20, help="requests per client per endpoint")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--threads", type=int, default=8)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-load-") as d:
+        tmp = Path(d)
+        results: dict = {}
+        for clients in args.clients:
+            for workers in sorted({1, args.workers}):
+                print(f"\n== {clients} clients, {workers} worker(s) x {args.threads} threads ==")
+                bare = bench_bare(tmp, workers, args.threads, clients, args.requests, "FULL")
+                normal = bench_bare(tmp, workers, args.threads, clients, args.requests, "NORMAL")
+                svc = bench_service(tmp, workers, args.threads, clients, args.requests)
+                results[clients, workers] = svc
+                print(f"  submit / bare insert        {svc['submit']['rps'] / bare['insert']['rps']:.2f}x (target >= 0.5)")
+                print(f"  list / bare json            {svc['list']['rps'] / bare['json']['rps']:.2f}x")
+                print(f"  bare insert FULL / NORMAL   {bare['insert']['rps'] / normal['insert']['rps']:.2f}x")
+            if args.workers > 1:
+                ratio = results[clients, args.workers]["submit"]["rps"] / results[clients, 1]["submit"]["rps"]
+                print(f"  submit {args.workers} workers / 1 worker: {ratio:.2f}x (target >= 1.6 on two cores)")
+
+
+if __name__ == "__main__":
+    main()
