@@ -33,8 +33,11 @@ def _url() -> str:
 
 
 def _configure_and_run(connection) -> None:
+    from quizapp.discover.index import autogen_include_name  # the search index's tables are not models
+
     context.configure(connection=connection, target_metadata=target_metadata,
-                      render_as_batch=connection.dialect.name == "sqlite", compare_type=True)
+                      render_as_batch=connection.dialect.name == "sqlite", compare_type=True,
+                      include_name=autogen_include_name)
     is_pg = connection.dialect.name == "postgresql"
     if is_pg:
         connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": PG_LOCK_KEY})

@@ -53,6 +53,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(accounts_pages.bp)
     app.register_blueprint(learning_api.bp)
     app.register_blueprint(learning_pages.bp)
+    from .discover import bp as discover_bp  # search, filters, next / random / continue
+    app.register_blueprint(discover_bp)
 
     try:
         from .web import bp as web_bp  # the browser pages (owned by the web colleague)

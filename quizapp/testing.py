@@ -77,7 +77,10 @@ def schema_diffs(engine) -> list:
     from .models import Base
 
     with engine.connect() as conn:
-        return compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
+        from .discover.index import autogen_include_name  # the search index's tables are not models
+
+        opts = {"compare_type": True, "include_name": autogen_include_name}
+        return compare_metadata(MigrationContext.configure(conn, opts=opts), Base.metadata)
 
 
 def assert_migration_round_trip(app, *, on_head: Callable[[Any], None] | None = None) -> str:

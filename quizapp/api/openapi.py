@@ -290,6 +290,10 @@ from ..learning.openapi import merge as _merge_learning  # noqa: E402  (history,
 
 _merge_learning(PATHS, SCHEMAS)
 
+from ..discover.openapi import merge as _merge_discover  # noqa: E402  (search)
+
+_merge_discover(PATHS, SCHEMAS)
+
 
 def _schemas() -> dict[str, Any]:
     """The schemas, with the part kinds read from the registry when the document is served (so a kind

@@ -1,0 +1,18 @@
+"""Finding questions: full-text search (both languages), filters by level, tag and status, and the walk
+through a filter (next, previous, random, continue where the learner left off).
+
+``GET /api/v1/search`` answers JSON; ``/find`` is the page; ``/walk/next|prev|random?from=<id>`` and
+``/continue`` redirect to a question page. The page's filter is kept in the session so that the walk
+links on a question page follow it.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+from ..learning import pagekit
+
+bp = Blueprint("discover", __name__, template_folder="../templates")
+pagekit.install(bp)
+
+from . import views  # noqa: E402,F401  (routes register on bp)

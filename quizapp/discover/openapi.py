@@ -1,0 +1,44 @@
+"""OpenAPI fragment of ``GET /api/v1/search`` (merged into ``quizapp.api.openapi``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _q(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+SCHEMAS: dict[str, Any] = {
+    "SearchResult": {"type": "object", "required": ["questions", "total", "filter"], "properties": {
+        "questions": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string"}, "ref": {"type": ["string", "null"]}, "level": {"type": "string"},
+            "title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+            "status": {"type": "string", "enum": ["new", "wrong", "mastered"]}}}},
+        "total": {"type": "integer"},
+        "filter": {"type": "object", "additionalProperties": {"type": "string"}}}},
+}
+
+PATHS: dict[str, Any] = {
+    "/api/v1/search": {"get": {
+        "summary": "Search questions (titles, prompts, tags; English and Chinese) and filter them",
+        "description": "Every term must match: a Latin word as a prefix, a Chinese word as a run of adjacent "
+                       "characters. Without q, the filtered list in level / tutorial order. status is the "
+                       "caller's: new (never answered), wrong (latest attempt below full marks), mastered.",
+        "parameters": [
+            _q("q", {"type": "string", "maxLength": 200}, "search words"),
+            _q("level", {"type": "string", "enum": ["L1", "L2", "L3"]}, "level"),
+            _q("tag", {"type": "string"}, "a tag of the curated list (questions/tags.yml)"),
+            _q("status", {"type": "string", "enum": ["new", "wrong", "mastered"]}, "the caller's status"),
+            _q("lang", {"type": "string", "enum": ["en", "zh"]}, "language of the titles")],
+        "responses": {
+            "200": {"description": "OK", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/SearchResult"}}}},
+            "422": {"description": "A filter has a wrong value (the envelope names it)", "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
+}
+
+
+def merge(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
+    paths.update(PATHS)
+    schemas.update(SCHEMAS)
