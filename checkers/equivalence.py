@@ -39,11 +39,9 @@ from __future__ import annotations
 
 import cmath
 import math
-import os
 import random
 import signal
 import threading
-from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
@@ -51,6 +49,8 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
 import sympy as sp
 
 from . import budget, sandbox
+from .limits import EQUIVALENCE_CACHE_SIZE
+from .memo import Memo, Uncacheable
 
 Outcome = Literal["equal", "not_equal", "undecided"]
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
@@ -618,24 +618,12 @@ def _jsonable(v):
 # ---------------------------------------------------------------------------------------------------
 # The entry point
 
-_CACHE: OrderedDict[str, EquivalenceResult] = OrderedDict()
-_CACHE_MAX = 4096
-_cache_lock = threading.Lock()
-
-
-def _fresh_lock_in_child() -> None:
-    # A fork taken while another thread held the lock would leave the child's copy locked for ever.
-    global _cache_lock
-    _cache_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_lock_in_child)
+#: Decided comparisons by their inputs (a worker sees the same expected/answer pairs again and again).
+_MEMO = Memo(EQUIVALENCE_CACHE_SIZE)
 
 
 def clear_cache() -> None:
-    with _cache_lock:
-        _CACHE.clear()
+    _MEMO.clear()
 
 
 def _cache_key(e, a, variables, mode, seed, rtol, atol, require_proof, constants=()) -> str:
@@ -662,14 +650,24 @@ def check_equivalence(expected: sp.Basic, answer: sp.Basic, variables: Mapping[s
         raise ValueError(f"unknown equivalence mode {mode!r}")
     constants = frozenset(constants or ())
     expected, answer = sp.Integer(0) + expected, sp.Integer(0) + answer  # plain ints become Integers
-    key = (_cache_key(expected, answer, variables, mode, seed, rtol, atol, require_proof, constants)
-           if use_cache else None)
-    if key is not None:
-        with _cache_lock:
-            hit = _CACHE.get(key)
-            if hit is not None:
-                _CACHE.move_to_end(key)
-                return hit
+    def decide() -> EquivalenceResult:
+        res, cacheable = _decide(expected, answer, variables, mode, seed, time_budget, rtol, atol, n_points,
+                                 require_proof, constants)
+        if not cacheable:
+            raise Uncacheable(res)
+        return res
+
+    if not use_cache:
+        return _decide(expected, answer, variables, mode, seed, time_budget, rtol, atol, n_points, require_proof,
+                       constants)[0]
+    return _MEMO.get(_cache_key(expected, answer, variables, mode, seed, rtol, atol, require_proof, constants),
+                     decide)
+
+
+def _decide(expected, answer, variables, mode, seed, time_budget, rtol, atol, n_points, require_proof,
+            constants) -> tuple[EquivalenceResult, bool]:
+    """One comparison under its time budget, and whether its result may be remembered (not a time-out,
+    not an error that another attempt might not hit)."""
     deadline = budget.clock() + time_budget
     cacheable = True
     try:
@@ -686,12 +684,7 @@ def check_equivalence(expected: sp.Basic, answer: sp.Basic, variables: Mapping[s
     except Exception as exc:  # sympy/mpmath limits (OverflowError from mpmath...): never a crash
         res = EquivalenceResult("undecided", "error", f"could not compare ({type(exc).__name__})")
         cacheable = False
-    if key is not None and cacheable and not res.timed_out:
-        with _cache_lock:
-            _CACHE[key] = res
-            if len(_CACHE) > _CACHE_MAX:
-                _CACHE.popitem(last=False)
-    return res
+    return res, cacheable and not res.timed_out
 
 
 def _check(e, a, variables, mode, seed, deadline, rtol, atol, n_points, require_proof,
@@ -904,8 +897,7 @@ def form_problems(expected: sp.Basic, answer: sp.Basic) -> list[str]:
 
 
 def cache_size() -> int:
-    with _cache_lock:
-        return len(_CACHE)
+    return len(_MEMO)
 
 
 __all__ = ["BudgetExceeded", "EquivalenceResult", "MODES", "cache_size", "check_equivalence", "check_within_tolerance",

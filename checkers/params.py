@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import re
-import threading
-from collections import OrderedDict
 from typing import Any, Mapping
 
+from .limits import ENGINE_CACHE_SIZE
+from .memo import Memo
 from .verdict import SpecError
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]{1,12}))?\}\}")
@@ -211,37 +210,25 @@ def _resolve_call(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
 
 #: Engine results by (function, arguments). A variant's expected values are needed when its page is
 #: drawn, when it is graded and again for the solution view; the engine is pure, so each distinct call
-#: runs once per process.
-_ENGINE_CACHE: "OrderedDict[str, dict[str, Any]]" = OrderedDict()
-_ENGINE_CACHE_MAX = 4096
-_engine_cache_lock = threading.Lock()
-
-
-def _renew_engine_cache_lock() -> None:
-    """A worker forked while another thread held the memo's lock would wait on it forever: the child gets
-    a fresh lock (the memoised tensors themselves are plain data, shared copy-on-write)."""
-    global _engine_cache_lock
-    _engine_cache_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_renew_engine_cache_lock)
+#: runs once per process. The memo holds no lock a forked worker could inherit held (checkers.memo); the
+#: memoised tensors themselves are plain data, shared copy-on-write.
+_ENGINE_MEMO = Memo(ENGINE_CACHE_SIZE)
 
 
 def _engine_outputs(name: str, args: dict[str, Any]) -> dict[str, Any]:
     """``reference.call`` with its outputs as detached float64 CPU tensors, memoised on the arguments."""
-    from . import reference  # local: torch import is only paid by questions that need the engine
-
     try:
         key = json.dumps([name, args], sort_keys=True)
     except (TypeError, ValueError):
         key = None
-    if key is not None:
-        with _engine_cache_lock:
-            hit = _ENGINE_CACHE.get(key)
-            if hit is not None:
-                _ENGINE_CACHE.move_to_end(key)
-                return hit
+    if key is None:
+        return _engine_call(name, args)
+    return _ENGINE_MEMO.get(key, lambda: _engine_call(name, args))
+
+
+def _engine_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    from . import reference  # local: torch import is only paid by questions that need the engine
+
     try:
         raw = reference.call(name, **args)
     except reference.UnknownFunction as exc:
@@ -250,13 +237,7 @@ def _engine_outputs(name: str, args: dict[str, Any]) -> dict[str, Any]:
         raise SpecError(f"engine call {name!r} failed: {exc}") from exc
     import torch
 
-    outputs = {k: v.detach().to("cpu", dtype=torch.float64) for k, v in raw.items()}
-    if key is not None:
-        with _engine_cache_lock:
-            _ENGINE_CACHE[key] = outputs
-            while len(_ENGINE_CACHE) > _ENGINE_CACHE_MAX:
-                _ENGINE_CACHE.popitem(last=False)
-    return outputs
+    return {k: v.detach().to("cpu", dtype=torch.float64) for k, v in raw.items()}
 
 
 def _scale(value: Any, factor: float) -> Any:

@@ -35,6 +35,8 @@ REFERENCE_MAX_ELEMENTS = 1_000_000
 #: Items and characters the page-rendering endpoint renders in one request.
 RENDER_MAX_ITEMS = 500
 RENDER_MAX_CHARS = 200_000
+#: Rendered question pages kept per process.
+VIEW_CACHE_SIZE = 512
 #: Characters of a question file previewed on the authoring page.
 PREVIEW_MAX_CHARS = 200_000
 #: Nodes (aliases expanded) and nesting of an author's YAML document.

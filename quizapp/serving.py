@@ -10,7 +10,7 @@ cores), each with ``threads`` request threads (the ``gthread`` worker), all acce
   each worker: the SQLAlchemy pool is disposed without closing the parent's connections
   (``engine.dispose(close=False)``, SQLAlchemy's "Using Connection Pools with Multiprocessing"), the
   checkers sandbox pool and the code-run template are pid-aware (:mod:`checkers.sandbox`,
-  :mod:`checkers.coderun.runner`), the engine memo's lock is renewed (:mod:`checkers.params`), and the
+  :mod:`checkers.coderun.runner`), the memos hold no lock a child could inherit (:mod:`checkers.memo`), and the
   Prometheus multiprocess files are per pid (:mod:`quizapp.ops.metrics`).
 * **Signals** (gunicorn's): ``SIGHUP`` starts new workers and stops the old ones gracefully (a rolling
   restart: requests in flight finish); ``SIGTERM`` stops gracefully within ``graceful_timeout`` seconds;

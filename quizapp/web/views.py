@@ -5,14 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from flask import jsonify, redirect, render_template, request, url_for
 
 from quizapp.api.helpers import limit_small_bodies
-from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS
+from checkers.memo import Memo
+from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS, VIEW_CACHE_SIZE
 from quizapp.headers import set_security_headers
 from quizapp.rendering import plain_text, render_inline, render_markdown
 
@@ -131,9 +130,9 @@ def _ref_key(ref: str | None) -> tuple[int, str]:
 
 # --------------------------------------------------------------------------- question page
 
-_VIEW_CACHE: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
-_VIEW_CACHE_MAX = 512
-_VIEW_LOCK = threading.Lock()
+#: Rendered question pages by (question, version, seed, language): variants are deterministic, and
+#: Markdown/MathML rendering is the expensive part of a page.
+_VIEW_MEMO = Memo(VIEW_CACHE_SIZE)
 
 
 def _bank():
@@ -153,17 +152,7 @@ def _question_key(row: dict[str, Any]) -> str:
 def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
     """The learner's view of one variant with its Markdown rendered; cached (variants are deterministic)."""
     key = (row["id"], _question_key(row), seed, lang)
-    with _VIEW_LOCK:
-        hit = _VIEW_CACHE.get(key)
-        if hit is not None:
-            _VIEW_CACHE.move_to_end(key)
-            return hit
-    page = page_from_public_view(_bank().public_view(row["data"], seed, lang))
-    with _VIEW_LOCK:
-        _VIEW_CACHE[key] = page
-        while len(_VIEW_CACHE) > _VIEW_CACHE_MAX:
-            _VIEW_CACHE.popitem(last=False)
-    return page
+    return _VIEW_MEMO.get(key, lambda: page_from_public_view(_bank().public_view(row["data"], seed, lang)))
 
 
 def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
@@ -185,6 +174,9 @@ def _page_part(part: dict[str, Any]) -> dict[str, Any]:
     out = dict(part)
     out["prompt_html"] = render_markdown(part.get("prompt") or "")
     out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
+    from quizapp.practice import inputhelp  # placeholder and syntax line fitted to what the part asks
+    out["placeholder"] = inputhelp.placeholder(part)
+    out["syntax_help"] = inputhelp.syntax_help(part)
     # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
     out["template"] = kind_template(part.get("kind"))
     if isinstance(part.get("options"), list):  # options a learner picks from: their texts are Markdown
@@ -218,6 +210,8 @@ def question(qid: str):
             seed = secrets.randbelow(vmax)
         return redirect(url_for("web.question", qid=qid, variant=seed), code=302)
     page = _page_view(row, seed, lang)
+    from quizapp.practice import inputhelp, policy
+    page = dict(page, tries=policy.tries_allowed(row["data"]))
     config = {
         "qid": qid,
         "variant": seed,
@@ -228,7 +222,8 @@ def question(qid: str):
     }
     # the page's script loads the scripts of the kinds it shows (checkers/kinds/<kind>/kind.js)
     config["kind_scripts"] = kind_scripts(p["kind"] for p in page["parts"])
-    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config)
+    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config,
+                           cheat_sheet=inputhelp.cheat_sheet())
 
 
 # --------------------------------------------------------------------------- rendering for the script

@@ -1,4 +1,4 @@
-"""A fork taken while another thread holds the equivalence cache lock must not hang the child."""
+"""A fork taken while another thread is inside the equivalence memo must not hang the child."""
 
 import os
 import threading
@@ -9,24 +9,28 @@ from checkers import equivalence as eq
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_child_gets_a_fresh_cache_lock():
-    held = threading.Event()
+def test_child_uses_the_memo_while_the_parent_thread_is_inside_it():
+    inside = threading.Event()
     release = threading.Event()
 
     def hold():
-        with eq._cache_lock:
-            held.set()
-            release.wait(10)
+        def compute():
+            inside.set()
+            release.wait()
+            return "parent"
+        eq._MEMO.get(("held",), compute)
 
     t = threading.Thread(target=hold)
     t.start()
     try:
-        assert held.wait(60)  # the fork below must really happen while the lock is held
+        inside.wait()  # the fork below really happens while the other thread is inside the memo
         pid = os.fork()
-        if pid == 0:  # child: the lock must be free here even though the parent's thread holds it
-            # non-blocking: an inherited held lock fails at once, whatever the load (no timeout to race)
-            ok = eq._cache_lock.acquire(blocking=False)
-            os._exit(0 if ok else 1)
+        if pid == 0:  # child: the memo must answer here even though the parent's thread is inside it
+            code = 1
+            try:
+                code = 0 if eq._MEMO.get(("child",), lambda: "child") == "child" else 1
+            finally:
+                os._exit(code)
     finally:
         release.set()
         t.join()
