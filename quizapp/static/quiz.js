@@ -342,9 +342,53 @@
     return Array.isArray(v) ? v.map(roundDeep) : v;
   }
 
+  // ------------------------------------------------------------------ solution (shown when the policy allows)
+  function fillSolution(sol, queue) {
+    clear(solutionEl);
+    solutionEl.appendChild(el('h2', null, T('solution')));
+    function list(title, items, cls) {
+      items = (items || []).map(pickLang).filter(Boolean);
+      if (!items.length) { return; }
+      solutionEl.appendChild(el('h3', null, title));
+      var ul = el('ul', cls);
+      items.forEach(function (it) { var li = el('li'); ul.appendChild(li); queue(it, li); });
+      solutionEl.appendChild(ul);
+    }
+    list(T('key_points'), sol.key_points, 'key-points');
+    list(T('pitfalls'), sol.pitfalls, 'pitfalls');
+    var worked = pickLang(sol.worked);
+    if (worked) {
+      solutionEl.appendChild(el('h3', null, T('worked')));
+      var w = el('div', 'worked');
+      solutionEl.appendChild(w);
+      queue(worked, w);
+    }
+    var expected = sol.expected || {};
+    var ids = Object.keys(expected);
+    if (ids.length) {
+      solutionEl.appendChild(el('h3', null, T('expected')));
+      var dl = el('dl', 'expected');
+      ids.forEach(function (pid) {
+        var fsx = document.getElementById('part-' + pid);
+        var legend = fsx && fsx.querySelector('legend');
+        dl.appendChild(el('dt', null, legend ? legend.textContent : T('part') + ' ' + pid));
+        var dd = el('dd');
+        var val = expected[pid];
+        var shown = fsx ? hooksOf(fsx) : {};
+        if (shown.showExpected) {
+          dd.appendChild(shown.showExpected(pid, val));
+        } else {
+          dd.appendChild(expectedNode(val));
+        }
+        dl.appendChild(dd);
+      });
+      solutionEl.appendChild(dl);
+    }
+    solutionEl.hidden = false;
+  }
+
   function showResults(data) {
     var parts = data.parts || {};
-    var sol = data.solution || {};
     var mdItems = [];
     var mdTargets = [];
     function queue(text, node) {
@@ -405,46 +449,13 @@
       box.hidden = false;
     });
 
-    clear(solutionEl);
-    solutionEl.appendChild(el('h2', null, T('solution')));
-    function list(title, items, cls) {
-      items = (items || []).map(pickLang).filter(Boolean);
-      if (!items.length) { return; }
-      solutionEl.appendChild(el('h3', null, title));
-      var ul = el('ul', cls);
-      items.forEach(function (it) { var li = el('li'); ul.appendChild(li); queue(it, li); });
-      solutionEl.appendChild(ul);
+    if (data.solution) {
+      fillSolution(data.solution, queue);
+    } else {  // the attempt policy holds it back: no solution before a correct answer or the last try
+      clear(solutionEl);
+      solutionEl.hidden = true;
     }
-    list(T('key_points'), sol.key_points, 'key-points');
-    list(T('pitfalls'), sol.pitfalls, 'pitfalls');
-    var worked = pickLang(sol.worked);
-    if (worked) {
-      solutionEl.appendChild(el('h3', null, T('worked')));
-      var w = el('div', 'worked');
-      solutionEl.appendChild(w);
-      queue(worked, w);
-    }
-    var expected = sol.expected || {};
-    var ids = Object.keys(expected);
-    if (ids.length) {
-      solutionEl.appendChild(el('h3', null, T('expected')));
-      var dl = el('dl', 'expected');
-      ids.forEach(function (pid) {
-        dl.appendChild(el('dt', null, T('part') + ' ' + pid));
-        var dd = el('dd');
-        var fsx = document.getElementById('part-' + pid);
-        var val = expected[pid];
-        var shown = fsx ? hooksOf(fsx) : {};
-        if (shown.showExpected) {
-          dd.appendChild(shown.showExpected(pid, val));
-        } else {
-          dd.appendChild(expectedNode(val));
-        }
-        dl.appendChild(dd);
-      });
-      solutionEl.appendChild(dl);
-    }
-    solutionEl.hidden = false;
+    showPractice(data.practice);
 
     return renderMarkdown(mdItems).then(function (html) {
       mdTargets.forEach(function (node, i) { setRendered(node, html ? html[i] : null, mdItems[i]); });
@@ -453,8 +464,28 @@
   }
 
   // ------------------------------------------------------------------ submit
+  var graded = false;  // a verdict is shown: the button reads "Try again"
+
+  function clearVerdicts() {
+    // "Try again": the verdicts go, the answers stay for editing
+    Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
+      fs.classList.remove('is-correct', 'is-incorrect', 'is-invalid', 'is-undecided', 'is-partial');
+      var box = document.getElementById('verdict-' + fs.getAttribute('data-part'));
+      if (box) { clear(box); box.hidden = true; }
+    });
+    resultsEl.hidden = true;
+    graded = false;
+    root.setAttribute('data-state', 'editing');
+    submitBtn.textContent = T('submit');
+    formStatus.className = 'form-status';
+    formStatus.textContent = T('edit_answer');
+    var first = form.querySelector('.answer');
+    if (first) { first.focus(); }
+  }
+
   form.addEventListener('submit', function (ev) {
     ev.preventDefault();
+    if (graded) { clearVerdicts(); return; }
     var answers = {};
     var bad = null;
     Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
@@ -482,6 +513,7 @@
       submitBtn.disabled = false;
       if (res.status === 201 && res.data) {
         formStatus.textContent = '';
+        graded = true;
         submitBtn.textContent = T('try_again');
         return showResults(res.data).then(function () {
           resultsEl.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -495,6 +527,115 @@
       submitBtn.disabled = false;
       formStatus.className = 'form-status form-error';
       formStatus.textContent = T('network_error');
+    });
+  });
+
+  // ------------------------------------------------------------------ attempt policy and hints
+  var triesEl = document.getElementById('tries');
+  var showSolutionBtn = document.getElementById('show-solution');
+  var REASONS = { correct: 'solution_after_correct', tries: 'solution_after_tries', requested: 'solution_requested' };
+
+  function showPractice(p) {
+    if (!p || !triesEl) { return; }
+    root.setAttribute('data-solution', p.solution_available ? p.solution_reason : 'hidden');
+    if (p.solution_available) {
+      triesEl.textContent = T(REASONS[p.solution_reason] || 'solution');
+      if (showSolutionBtn) { showSolutionBtn.hidden = true; }
+    } else if (p.tries_used > 0) {
+      triesEl.textContent = T('tries_left', { n: p.tries_left }) +
+        (form.querySelector('.hint-btn:not([disabled])') ? ' ' + T('tries_left_hint') : '');
+    }
+  }
+
+  function standaloneSolution(sol) {
+    var items = [];
+    var targets = [];
+    fillSolution(sol, function (text, node) {
+      if (text === undefined || text === null || text === '') { return; }
+      items.push(String(text)); targets.push(node); node.textContent = String(text);
+    });
+    return renderMarkdown(items).then(function (html) {
+      targets.forEach(function (node, i) { setRendered(node, html ? html[i] : null, items[i]); });
+    });
+  }
+
+  function addHint(pid, text, shown, total) {
+    var list = document.getElementById('hint-list-' + pid);
+    var btn = document.getElementById('hint-btn-' + pid);
+    if (!list) { return Promise.resolve(); }
+    var li = el('li', 'hint prose', text);
+    list.appendChild(li);
+    if (btn) {
+      btn.textContent = shown >= total ? T('no_more_hints') : T('next_hint');
+      btn.disabled = shown >= total;
+    }
+    return renderMarkdown([text]).then(function (html) { setRendered(li, html ? html[0] : null, text); });
+  }
+
+  function creditNote(pid, shown) {
+    var note = document.getElementById('hint-note-' + pid);
+    if (note && shown > 0) { note.textContent = T('hint_credit', { n: Math.round(100 * Math.max(0.4, 1 - 0.2 * shown)) + '%' }); }
+  }
+
+  Array.prototype.forEach.call(form.querySelectorAll('.hint-btn'), function (btn) {
+    btn.addEventListener('click', function () {
+      var pid = btn.getAttribute('data-part');
+      btn.disabled = true;
+      postJSON(withLang(cfg.api + '/questions/' + encodeURIComponent(cfg.qid) + '/hints'),
+               { variant: cfg.variant, part: pid }).then(function (res) {
+        btn.disabled = false;
+        if (res.status === 201 && res.data) {
+          addHint(pid, res.data.hint, res.data.index + 1, res.data.hints_total);
+          creditNote(pid, res.data.index + 1);
+        } else if (res.status === 409) {
+          btn.textContent = T('no_more_hints'); btn.disabled = true;
+        }
+      }, function () { btn.disabled = false; formStatus.textContent = T('network_error'); });
+    });
+  });
+
+  if (showSolutionBtn) {
+    showSolutionBtn.addEventListener('click', function () {
+      showSolutionBtn.disabled = true;
+      postJSON(withLang(cfg.api + '/questions/' + encodeURIComponent(cfg.qid) + '/solution'),
+               { variant: cfg.variant }).then(function (res) {
+        showSolutionBtn.disabled = false;
+        if (res.status === 201 && res.data && res.data.solution) {
+          showPractice(res.data.practice);
+          standaloneSolution(res.data.solution).then(function () {
+            solutionEl.scrollIntoView({ behavior: 'smooth', block: 'start' });
+          });
+        }
+      }, function () { showSolutionBtn.disabled = false; formStatus.textContent = T('network_error'); });
+    });
+  }
+
+  function restorePractice() {
+    // back on a variant already worked on: the hints shown and, when allowed, the solution
+    var url = withLang(cfg.api + '/questions/' + encodeURIComponent(cfg.qid) + '/practice') +
+      '&variant=' + encodeURIComponent(cfg.variant);
+    return fetch(url, { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (data) {
+        if (!data) { return; }
+        var jobs = [];
+        Object.keys(data.hints || {}).forEach(function (pid) {
+          var box = document.getElementById('hints-' + pid);
+          var total = box ? Number(box.getAttribute('data-total')) : 0;
+          data.hints[pid].forEach(function (text, i) { jobs.push(addHint(pid, text, i + 1, total)); });
+          creditNote(pid, data.hints[pid].length);
+        });
+        showPractice(data.practice);
+        if (data.solution) { jobs.push(standaloneSolution(data.solution)); }
+        return Promise.all(jobs);
+      }, function () { /* the page works without it */ });
+  }
+
+  var cheatLink = document.querySelectorAll('.cheat-link');
+  Array.prototype.forEach.call(cheatLink, function (a) {
+    a.addEventListener('click', function () {
+      var sheet = document.getElementById('cheat-sheet');
+      if (sheet) { sheet.open = true; }
     });
   });
 
@@ -518,6 +659,7 @@
       if (hooks.setup) { hooks.setup(fs); }
       attachPreview(fs);
     });
-    root.setAttribute('data-ready', '1');
+    restorePractice().then(function () { root.setAttribute('data-ready', '1'); },
+                           function () { root.setAttribute('data-ready', '1'); });
   });
 }());

@@ -8,7 +8,9 @@ from __future__ import annotations
 from checkers.languages import LANGS
 from quizapp.i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, N_, current_lang, gettext, remember_lang
 
-LEVEL_LABELS = {"L1": N_("L1 · Foundations"), "L2": N_("L2 · Derivations"), "L3": N_("L3 · Implementation")}
+# the README's levels: what every LLM engineer should know, research/alignment roles, top-lab interviews
+LEVEL_LABELS = {"L1": N_("L1 · Every LLM engineer"), "L2": N_("L2 · Research and alignment"),
+                "L3": N_("L3 · Top-lab interviews")}
 
 #: Labels of the per-kind answer widgets, by the keys their templates use.
 WIDGET_TEXT = {
@@ -58,6 +60,17 @@ JS_TEXT = {
     "part": N_("Part"),
     "step_ok": N_("follows"),
     "step_error": N_("does not follow"),
+    # the attempt policy and hints (quizapp.practice)
+    "tries_left": N_("Not yet. Tries left before the solution: %(n)s."),
+    "tries_left_hint": N_("A hint may help: each one shown lowers this part's credit."),
+    "solution_after_correct": N_("Correct. Here is the solution."),
+    "solution_after_tries": N_("No tries left: here is the solution."),
+    "solution_requested": N_("You asked for the solution; this question will come back for review soon."),
+    "show_hint": N_("Show a hint"),
+    "next_hint": N_("Show the next hint"),
+    "no_more_hints": N_("No more hints"),
+    "hint_credit": N_("Credit for this part now: %(n)s"),
+    "edit_answer": N_("Your answers are kept: edit them and submit again."),
 }
 
 

@@ -110,9 +110,11 @@ def _check(driver) -> None:
 def _submit(driver) -> None:
     from selenium.webdriver.common.by import By
 
-    driver.execute_script("document.getElementById('question').removeAttribute('data-state')")
     submit = driver.find_element(By.ID, "submit")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", submit)
+    if driver.find_element(By.ID, "question").get_attribute("data-state") == "graded":
+        submit.click()  # "Try again" clears the verdicts and keeps the answer; the next click submits
+    driver.execute_script("document.getElementById('question').removeAttribute('data-state')")
     submit.click()
     _wait(driver, lambda d: d.find_element(By.ID, "question").get_attribute("data-state") == "graded",
           "no result after submitting")
