@@ -1,7 +1,7 @@
 """Search text: the same tokens for documents and queries on SQLite FTS5 and PostgreSQL.
 
 Neither engine segments Chinese words, so every CJK character becomes a token of its own and a Chinese
-query word becomes a phrase of adjacent characters (``优势`` -> ``优 势`` in order). Latin words are
+query word becomes a phrase of its characters, adjacent and in order. Latin words are
 lower-cased ``[a-z0-9]+`` tokens matched as prefixes (``clip`` finds ``clipped``). Queries are built from
 these tokens only, so no operator or quote of the engine's query language can come from the learner.
 """
