@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import (JSON, Boolean, CheckConstraint, DateTime, Float, ForeignKey, Index, Integer,
-                        MetaData, String, UniqueConstraint, text)
+                        MetaData, String, Text, UniqueConstraint, text)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -101,6 +101,8 @@ class QuestionVersion(Base):
     created_by: Mapped[str | None] = mapped_column(ForeignKey("learners.id", ondelete="SET NULL"))
     published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The author's YAML as written (comments, key order, quoting); None for versions stored from JSON.
+    yaml_text: Mapped[str | None] = mapped_column(Text)
 
     question: Mapped[Question] = relationship(back_populates="versions", lazy="raise")
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from .loader import (content_hash, dump_question, load_bank, load_bank_files, load_question_file,
                      parse_yaml, question_files)
 from .schema import BankError, validate_question
-from .selftest import SelfTestReport, selftest
+from .selftest import SelfTestReport, distinct_failures, selftest
 from .variants import VARIANT_MAX, params_for, public_view, solution_view
 
-__all__ = ["BankError", "SelfTestReport", "VARIANT_MAX", "content_hash", "dump_question", "load_bank",
-           "load_bank_files", "load_question_file", "params_for", "parse_yaml", "public_view",
+__all__ = ["BankError", "SelfTestReport", "VARIANT_MAX", "content_hash", "distinct_failures", "dump_question",
+           "load_bank", "load_bank_files", "load_question_file", "params_for", "parse_yaml", "public_view",
            "question_files", "selftest", "solution_view", "validate_question"]

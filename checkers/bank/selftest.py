@@ -9,12 +9,15 @@ grade ``invalid``; and both views render in both languages.
 Across the seeds, a numeric or array part whose expected value is the same in every variant fails
 (status ``constant``) unless the part says ``constant: true`` with a ``constant_reason``: a number that
 never changes gives the learner nothing to compute. Each failure is data: ``{"part", "seed", "reason",
-"status", "seeds"}`` where ``status`` names the check and ``seeds`` lists every failing seed.
+"status", "seeds"}`` where ``status`` names the check and ``seeds`` lists every failing seed; a grading
+failure also says what the check wanted (``expected``) and what it got (``computed``).
+:func:`distinct_failures` folds the per-seed records into one per distinct failure with all its seeds.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -59,11 +62,18 @@ class SelfTestReport:
         head = (f"{self.question}: {'ok' if self.ok else 'FAILED'} ({self.checks} checks, "
                 f"{self.seeds} seeds, {self.seconds:.2f}s)")
         lines = [head]
-        for f in self.failures[:20]:
-            lines.append(f"  part {f['part']} seed {f['seed']}: {f['reason']}")
-        if len(self.failures) > 20:
-            lines.append(f"  ... and {len(self.failures) - 20} more")
+        distinct = distinct_failures(self.failures)
+        for f in distinct[:20]:
+            lines.append(f"  part {f['part']} [{f.get('status')}] seeds {_seed_list(f['seeds'])}: {f['reason']}")
+            if f.get("expected") is not None:
+                lines.append(f"    expected {f['expected']}; computed {f.get('computed')}")
+        if len(distinct) > 20:
+            lines.append(f"  ... and {len(distinct) - 20} more")
         return "\n".join(lines)
+
+
+def _seed_list(seeds: list[int]) -> str:
+    return ", ".join(str(x) for x in seeds[:12]) + (f" (+{len(seeds) - 12})" if len(seeds) > 12 else "")
 
 
 def _short(raw: Any) -> str:
@@ -150,6 +160,7 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
         return
     if not checker.machine_graded:
         return  # self-assessed: nothing to grade
+    want = _short(value)
     if not ex.correct:
         fail(pid, seed, "the checker produced no correct example")
 
@@ -164,7 +175,8 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
     for raw in ex.correct:
         v = graded(raw)
         if v is not None and v.status != "correct":
-            fail(pid, seed, f"correct answer {_short(raw)} graded {_describe(v)}")
+            fail(pid, seed, f"correct answer {_short(raw)} graded {_describe(v)}", "correct-example",
+                 expected=f"correct (expected value {want})", computed=f"{_short(raw)} graded {_describe(v)}")
     seen_notes: set[str] = set()
     for raw, note in ex.incorrect:
         v = graded(raw)
@@ -173,12 +185,14 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
         if v.status != "incorrect":
             what = f"known mistake {note!r}" if note else "incorrect example"
             extra = " (it equals the correct answer in this variant)" if v.status == "correct" else ""
-            fail(pid, seed, f"{what} {_short(raw)} graded {_describe(v)}{extra}")
+            fail(pid, seed, f"{what} {_short(raw)} graded {_describe(v)}{extra}", "known-mistake",
+                 expected=f"incorrect (expected value {want})", computed=f"{_short(raw)} graded {_describe(v)}")
             continue
         if note is not None:
             seen_notes.add(note)
             if v.note != note:
-                fail(pid, seed, f"known mistake {note!r} {_short(raw)} graded incorrect with note {v.note!r}")
+                fail(pid, seed, f"known mistake {note!r} {_short(raw)} graded incorrect with note {v.note!r}",
+                     "known-mistake", expected=f"note {note!r}", computed=f"note {v.note!r}")
             elif not _has_feedback(v):
                 fail(pid, seed, f"known mistake {note!r} graded incorrect without its feedback")
     for mistake in part.get("mistakes", []) or []:
@@ -187,7 +201,8 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
     for raw in ex.invalid:
         v = graded(raw)
         if v is not None and v.status != "invalid":
-            fail(pid, seed, f"invalid sample {_short(raw)} graded {_describe(v)}")
+            fail(pid, seed, f"invalid sample {_short(raw)} graded {_describe(v)}", "invalid-sample",
+                 expected="invalid", computed=f"{_short(raw)} graded {_describe(v)}")
 
 
 def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> SelfTestReport:
@@ -198,8 +213,12 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
     seeds = list(seeds)
     expected_by_part: dict[str, dict[int, Any]] = {}
 
-    def fail(part: str | None, seed: int, reason: str, status: str = "grading") -> None:
-        failures.append({"part": part, "seed": seed, "reason": reason, "status": status, "seeds": [seed]})
+    def fail(part: str | None, seed: int, reason: str, status: str = "grading", *,
+             expected: str | None = None, computed: str | None = None) -> None:
+        record = {"part": part, "seed": seed, "reason": reason, "status": status, "seeds": [seed]}
+        if expected is not None or computed is not None:
+            record.update(expected=expected, computed=computed)
+        failures.append(record)
 
     def count() -> None:
         nonlocal checks
@@ -231,3 +250,32 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
             failures.append(record)
     return SelfTestReport(ok=not failures, failures=failures, question=question.get("id"),
                           seeds=len(seeds), checks=checks, seconds=time.perf_counter() - start)
+
+
+#: Numbers inside a reason (the variant's values): masked so one failure on many seeds reads as one.
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
+
+
+def distinct_failures(failures: Iterable[Mapping[str, Any]], examples: int = 3) -> list[dict[str, Any]]:
+    """One record per distinct failure: the per-seed records of the same part and check whose reasons differ
+    only in the variant's numbers fold into the first one, with ``seeds`` (every seed it occurs on,
+    ascending), ``count`` and up to ``examples`` ``{"seed", "reason", "expected", "computed"}`` samples."""
+    groups: dict[tuple, dict[str, Any]] = {}
+    for f in failures:
+        key = (f.get("part"), f.get("status"), _NUMBER.sub("#", str(f.get("reason"))))
+        seeds = [s for s in (f.get("seeds") or [f.get("seed")]) if s is not None]
+        sample = {"seed": f.get("seed"), "reason": f.get("reason"), "expected": f.get("expected"),
+                  "computed": f.get("computed")}
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = dict(f)
+            g["seeds"], g["examples"] = [], []
+        g["seeds"] = sorted(set(g["seeds"]) | set(seeds))
+        if len(g["examples"]) < examples:
+            g["examples"].append(sample)
+    out = []
+    for g in groups.values():
+        g["seed"] = g["seeds"][0] if g["seeds"] else None
+        g["count"] = len(g["seeds"])
+        out.append(g)
+    return out

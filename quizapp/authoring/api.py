@@ -70,10 +70,17 @@ def question_body() -> Any:
     raise UnsupportedMediaType("send the question as application/json or application/yaml", "Content-Type")
 
 
+def _author_text() -> str | None:
+    """The YAML text of a YAML body (stored as the author wrote it); None for JSON."""
+    return _yaml_text() if (request.mimetype or "") in YAML_TYPES else None
+
+
 @bp.post("/questions")
 def create_question():
     principal = require_author()
-    body = service.create_question(get_session(), question_body(), principal.learner_id, seeds=_seeds())
+    data = question_body()
+    body = service.create_question(get_session(), data, principal.learner_id, seeds=_seeds(),
+                                   text=_author_text())
     resp = ok(body, 201)
     resp.headers["Location"] = f"/api/v1/questions/{body['question_id']}/versions"
     return resp
@@ -82,8 +89,9 @@ def create_question():
 @bp.put("/questions/<qid>")
 def update_question(qid: str):
     principal = require_author()
-    body, created = service.update_question(get_session(), qid, question_body(), principal.learner_id,
-                                            seeds=_seeds())
+    data = question_body()
+    body, created = service.update_question(get_session(), qid, data, principal.learner_id,
+                                            seeds=_seeds(), text=_author_text())
     return ok(body, 201 if created else 200)
 
 

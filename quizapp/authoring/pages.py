@@ -217,12 +217,21 @@ def new():
 
 @bp.get("/q/<qid>")
 def edit(qid: str):
-    from checkers.bank import dump_question
-
     number = request.args.get("version", type=int)
     v = service.get_version_row(get_session(), qid, number)
     body = service.version_body(get_session(), v)
-    return _editor(qid, dump_question(v.data), version=body, report=body["selftest"])
+    return _editor(qid, service.version_text(v), version=body, report=body["selftest"])
+
+
+def _yaml_error(exc) -> dict[str, Any]:
+    """A YAML syntax error as a failure with its line and column (the loader's "line L, column C")."""
+    import re
+
+    failure: dict[str, Any] = {"part": None, "seed": None, "check": "yaml", "reason": f"{exc.field}: {exc.problem}"}
+    m = re.match(r"line (\d+), column (\d+)", exc.field or "")
+    if m:
+        failure["line"], failure["column"] = int(m.group(1)), int(m.group(2))
+    return failure
 
 
 @bp.post("/save")
@@ -230,18 +239,18 @@ def save():
     from checkers.bank import BankError
     from .yamlsafe import parse_yaml
 
-    text = request.form.get("yaml", "")
+    # browsers send a textarea's lines with CRLF; the author's file has the newlines the editor shows
+    text = request.form.get("yaml", "").replace("\r\n", "\n")
     qid = request.form.get("qid") or None
     who = _principal()
     try:
         data = parse_yaml(text, "editor")
         if qid:
-            body, _ = service.update_question(get_session(), qid, data, who.learner_id)
+            body, _ = service.update_question(get_session(), qid, data, who.learner_id, text=text)
         else:
-            body = service.create_question(get_session(), data, who.learner_id)
+            body = service.create_question(get_session(), data, who.learner_id, text=text)
     except BankError as exc:
-        return _editor(qid, text, errors=[{"part": None, "seed": None, "reason": f"{exc.field}: {exc.problem}"}],
-                       status=422)
+        return _editor(qid, text, errors=[_yaml_error(exc)], status=422)
     except ServiceError as exc:
         failures = exc.extra.get("failures") or [{"part": None, "seed": None, "reason": exc.message}]
         return _editor(qid, text, errors=failures, status=exc.status)
@@ -263,10 +272,9 @@ def publish(qid: str):
         flash(exc.message)
         failures = exc.extra.get("failures") or []
         if failures:
-            from checkers.bank import dump_question
             v = service.get_version_row(get_session(), qid, number)
             vb = service.version_body(get_session(), v)
-            return _editor(qid, dump_question(v.data), version=vb, report=vb["selftest"], errors=failures,
+            return _editor(qid, service.version_text(v), version=vb, report=vb["selftest"], errors=failures,
                            status=exc.status)
         return redirect(url_for("author.edit", qid=qid, version=number))
     flash(gettext("Published version %(n)s.", n=body["version"]))

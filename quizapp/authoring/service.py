@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..errors import Conflict, NotFound, ValidationError
-from ..models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
+from ..models import Attempt, AuthorCredential, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
 from ..timeutil import iso_utc
 
@@ -41,11 +41,87 @@ def _schema_failure(data: Any, exc: Exception) -> dict[str, Any]:
         idx = int(m.group(1))
         if idx < len(data["parts"]) and isinstance(data["parts"][idx], Mapping):
             part = data["parts"][idx].get("id")
-    return {"part": part, "seed": None, "field": field, "reason": f"schema: {problem}"}
+    return {"part": part, "seed": None, "field": field, "check": "schema", "reason": f"schema: {problem}"}
 
 
-def validate(data: Any, file: Any = None) -> None:
-    """Schema validation; raises ValidationError(422, code invalid_question, failures=[...])."""
+def validate(data: Any, file: Any = None, text: str | None = None) -> None:
+    """Schema validation; raises ValidationError(422, code invalid_question, failures=[...]). With the
+    author's ``text`` each failure also names its ``line`` and ``column`` there (:func:`locate_failures`)."""
+    try:
+        _validate(data, file)
+    except ValidationError as exc:
+        if text is not None:
+            locate_failures(text, exc.extra.get("failures") or [])
+        raise
+
+
+def locate_failures(text: str, failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Add ``line``/``column`` (1-based, in ``text``) to each failure with a ``field``; an expression's
+    failure (``expr_column``) points at the character inside the expression."""
+    from .yamltext import line_excerpt, locate
+
+    for f in failures:
+        where = locate(text, f.get("field")) if f.get("field") else None
+        if where is None:
+            continue
+        f["line"], f["column"] = where["line"], where["column"]
+        if f.get("expr_column") is not None and where.get("value_column") is not None:
+            f["line"], f["column"] = where["value_line"], where["value_column"] + int(f["expr_column"]) - 1
+        f["source_line"] = line_excerpt(text, f["line"])
+    return failures
+
+
+def _expressions(data: Mapping[str, Any]) -> Iterable[tuple[str, Any, str]]:
+    """(field path, part id, expression) of every ``expr`` in the parameters and the parts' value specs."""
+    for name, spec in (data.get("params") or {}).items():
+        if isinstance(spec, Mapping) and isinstance(spec.get("expr"), str):
+            yield f"params.{name}.expr", None, spec["expr"]
+    for i, part in enumerate(data.get("parts") or []):
+        if not isinstance(part, Mapping):
+            continue
+        exp = part.get("expected")
+        if isinstance(exp, Mapping) and isinstance(exp.get("expr"), str) and part.get("kind") != "symbolic":
+            yield f"parts[{i}].expected.expr", part.get("id"), exp["expr"]
+        for j, m in enumerate(part.get("mistakes") or []):
+            if isinstance(m, Mapping) and isinstance(m.get("expr"), str) and part.get("kind") != "symbolic":
+                yield f"parts[{i}].mistakes[{j}].expr", part.get("id"), m["expr"]
+
+
+def expression_failures(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Parse every numeric expression with the first variant's parameters: a syntax error is reported once,
+    naming the part, the field and the column inside the expression (``expr_column``, 1-based), next to the
+    self-test's per-seed "cannot be computed" that the same error causes."""
+    from checkers.bank import params_for
+    from checkers.mathparse import evaluate_numeric
+    from checkers.params import substitute_text
+    from checkers.verdict import AnswerParseError
+
+    try:
+        params = params_for(data, 0)
+    except Exception:  # noqa: BLE001 - parameters that do not generate are the self-test's to report
+        params = None
+    numeric = {k: float(v) for k, v in (params or {}).items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    failures = []
+    for field, part, expr in _expressions(data):
+        if len(expr) > 2000:
+            continue  # the self-test bounds and reports it
+        try:
+            evaluate_numeric(substitute_text(expr, params or {}), numeric)
+        except AnswerParseError as exc:
+            if "{{" in expr or (params is None and getattr(exc, "column", None) is None):
+                continue  # a placeholder or unknown parameter: the column would not be the author's
+            col = exc.column + 1 if exc.column is not None else None
+            where = f" at column {col}" if col is not None else ""
+            failures.append({"part": part, "seed": None, "seeds": [], "field": field, "expr_column": col,
+                             "check": "expression",
+                             "reason": f"expression {expr!r} does not parse{where}: {exc.message}"})
+        except Exception:  # noqa: BLE001 - an evaluation error (domain, engine) belongs to the self-test
+            continue
+    return failures
+
+
+def _validate(data: Any, file: Any = None) -> None:
     from checkers.bank import BankError, validate_question
 
     if not isinstance(data, dict):
@@ -69,21 +145,38 @@ def validate(data: Any, file: Any = None) -> None:
 
 def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str, Any]:
     """The self-test over ``seeds`` (>= 20) variants: {"ok", "seeds", "checks", "failures"}."""
-    from checkers.bank import selftest
+    from checkers.bank import distinct_failures, selftest
 
     seeds = max(int(seeds), MIN_SEEDS)
     report = selftest(data, seeds=range(seeds))
-    failures = [{"part": f.get("part"), "seed": f.get("seed"), "reason": str(f.get("reason"))}
+    failures = [{k: f.get(k) for k in ("part", "seed", "reason", "status", "seeds", "expected", "computed")}
                 for f in report.failures]
     same = _mistakes_equal_to_correct(data, range(seeds))
     if same:  # say why a known mistake was "not exercised": it equals the correct answer
         keys = {(f["part"], f["seed"], f["note"]) for f in same}
         failures = [f for f in failures if not any(
-            (f["part"], f["seed"]) == (k[0], k[1]) and f"known mistake {k[2]!r} is not exercised" in f["reason"]
+            (f["part"], f["seed"]) == (k[0], k[1]) and (
+                f"known mistake {k[2]!r} is not exercised" in f["reason"]
+                or (f["reason"].startswith(f"known mistake {k[2]!r}") and " graded correct" in f["reason"]))
             for k in keys)]
-        failures += [{"part": f["part"], "seed": f["seed"], "reason": f["reason"]} for f in same]
+        failures += [{"part": f["part"], "seed": f["seed"], "reason": f["reason"], "status": "known-mistake",
+                      "seeds": [f["seed"]], "expected": "incorrect", "computed": "correct"} for f in same]
         failures.sort(key=lambda f: (f["seed"] if f["seed"] is not None else -1, str(f["part"])))
+    failures = expression_failures(data) + [_with_check(f) for f in distinct_failures(failures)]
     return {"ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks, "failures": failures}
+
+
+def _with_check(f: dict[str, Any]) -> dict[str, Any]:
+    """A distinct failure as stored with the version: part, check, every seed, expected and computed."""
+    out = {"part": f.get("part"), "seed": f.get("seed"), "seeds": f.get("seeds") or [], "count": f.get("count"),
+           "check": f.get("status") or _check_of(str(f.get("reason"))), "reason": str(f.get("reason"))}
+    if f.get("expected") is not None or f.get("computed") is not None:
+        out["expected"], out["computed"] = f.get("expected"), f.get("computed")
+    return out
+
+
+def _check_of(reason: str) -> str:
+    return "known-mistake" if reason.startswith("known mistake") else "grading"
 
 
 def _mistakes_are_answers(kind: Any) -> bool:
@@ -168,6 +261,7 @@ def version_body(session: Session, v: QuestionVersion, *, data: bool = True) -> 
             "selftest": stored_check(session, v.id)}
     if data:
         body["data"] = v.data
+        body["yaml"] = version_text(v)
     return body
 
 
@@ -179,19 +273,31 @@ def _saved(session: Session, v: QuestionVersion, report: Mapping[str, Any], crea
     return body
 
 
-def _save(session: Session, data: dict, author_id: str | None, seeds: int, source: str) -> tuple[dict, bool]:
-    from checkers.bank import content_hash
+def version_text(v: QuestionVersion) -> str:
+    """The YAML of a version: the author's text as written, or (stored from JSON) the bank's dump."""
+    from checkers.bank import dump_question
+
+    return v.yaml_text if v.yaml_text else dump_question(v.data)
+
+
+def _save(session: Session, data: dict, author_id: str | None, seeds: int, source: str,
+          text: str | None = None) -> tuple[dict, bool]:
+    from checkers.bank import content_hash, dump_question
 
     report = selftest_report(data, seeds)
     digest = content_hash(data)
+    text = text if text is not None else dump_question(data)
+    locate_failures(text, report["failures"])
     latest = _latest(session, data["id"])
-    if latest is not None and latest.status == "draft" and latest.content_hash == digest:
+    if latest is not None and latest.status == "draft" and latest.content_hash == digest and (
+            version_text(latest) == text):
         _store_check(session, latest, report)
         session.commit()
         return _saved(session, latest, report, False), False
     try:
         version = qsvc.add_version(session, data, content_hash=digest, status="draft", source=source,
                                    created_by=author_id)
+        version.yaml_text = text
         _store_check(session, version, report)
         session.commit()
     except Exception:
@@ -200,27 +306,36 @@ def _save(session: Session, data: dict, author_id: str | None, seeds: int, sourc
     return _saved(session, version, report, True), True
 
 
-def create_question(session: Session, data: Any, author_id: str | None, *, seeds: int = MIN_SEEDS) -> dict:
-    """A new question whose version 1 is a draft; 409 if the id exists."""
-    validate(data)
+def create_question(session: Session, data: Any, author_id: str | None, *, seeds: int = MIN_SEEDS,
+                    text: str | None = None) -> dict:
+    """A new question whose version 1 is a draft; 409 if the id exists. ``text``: the YAML as the author
+    wrote it (stored and exported as is)."""
+    validate(data, text=text)
     if session.get(Question, data["id"]) is not None:
         raise Conflict(f"question {data['id']!r} exists: PUT /api/v1/questions/{data['id']} adds a version",
                        "id", code="question_exists")
-    return _save(session, data, author_id, seeds, "api")[0]
+    return _save(session, data, author_id, seeds, "api", text)[0]
 
 
 def update_question(session: Session, qid: str, data: Any, author_id: str | None, *,
-                    seeds: int = MIN_SEEDS) -> tuple[dict, bool]:
+                    seeds: int = MIN_SEEDS, text: str | None = None) -> tuple[dict, bool]:
     """A new draft version of ``qid`` (an unchanged draft is returned as is)."""
     if session.get(Question, qid) is None:
         raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
     if isinstance(data, dict):
+        if "id" not in data and text is not None:
+            from .yamltext import with_top_key
+
+            try:
+                text = with_top_key(text, "id", qid)
+            except Exception:  # noqa: BLE001 - text the round-trip reader refuses: keep the structure only
+                text = None
         data.setdefault("id", qid)
         if data["id"] != qid:
             raise ValidationError(f"the body's id {data['id']!r} differs from the URL's {qid!r}", "id",
                                   code="id_mismatch")
-    validate(data)
-    return _save(session, data, author_id, seeds, "api")
+    validate(data, text=text)
+    return _save(session, data, author_id, seeds, "api", text)
 
 
 def list_versions(session: Session, qid: str) -> list[dict]:
@@ -254,6 +369,7 @@ def publish(session: Session, qid: str, number: int | None, author_id: str | Non
                        "version", code="not_a_draft")
     validate(v.data)
     report = selftest_report(v.data, seeds)
+    locate_failures(version_text(v), report["failures"])
     if not report["ok"]:
         session.rollback()
         raise Conflict(f"version {v.number} of {qid!r} fails its self-test ({len(report['failures'])} "
@@ -312,12 +428,10 @@ def overview(session: Session) -> list[dict]:
 
 def export_question(session: Session, qid: str) -> tuple[str, str]:
     """(relative path, YAML text) of the published version of ``qid``."""
-    from checkers.bank import dump_question
-
     v = qsvc.published_version(session, qid)
     if v is None:
         raise NotFound(f"no published question {qid!r}", "id", code="unknown_question")
-    return _export_path(v), dump_question(v.data)
+    return _export_path(v), version_text(v)
 
 
 def _export_path(v: QuestionVersion) -> str:
@@ -332,12 +446,10 @@ def _export_path(v: QuestionVersion) -> str:
 
 def export_files(session: Session) -> list[dict[str, str]]:
     """[{"path", "content", "content_hash"}] of every published question (the layout of questions/)."""
-    from checkers.bank import dump_question
-
     out = []
     for row in qsvc.list_questions(session):
         v = session.get(QuestionVersion, row["version_id"])
-        out.append({"path": _export_path(v), "content": dump_question(v.data), "content_hash": v.content_hash})
+        out.append({"path": _export_path(v), "content": version_text(v), "content_hash": v.content_hash})
     out.sort(key=lambda f: f["path"])
     return out
 
@@ -346,7 +458,11 @@ def export_zip(session: Session) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for f in export_files(session):
-            zf.writestr(f["path"], f["content"])
+            # a fixed timestamp: the same bank gives the same archive bytes
+            info = zipfile.ZipInfo(f["path"], date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, f["content"])
     return buf.getvalue()
 
 
@@ -418,7 +534,7 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
     if not items:
         raise ValidationError("no question files to import", "files", code="missing_field")
     failures: list[dict] = []
-    parsed: list[tuple[str, dict]] = []
+    parsed: list[tuple[str, dict, str]] = []
     seen: dict[str, str] = {}
     for rel, text in items:
         try:
@@ -427,7 +543,7 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
             failures.append({"file": rel, "part": None, "seed": None, "field": exc.field, "reason": exc.problem})
             continue
         try:
-            validate(data, rel)
+            validate(data, rel, text=text)
         except ValidationError as exc:
             failures.extend(dict(f, file=rel) for f in exc.extra["failures"])
             continue
@@ -438,13 +554,13 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
         seen[data["id"]] = rel
         report = selftest_report(data, seeds)
         failures.extend(dict(f, file=rel) for f in report["failures"])
-        parsed.append((rel, data))
+        parsed.append((rel, data, text))
     if failures:
         raise ValidationError(f"{len(failures)} problem(s) in the imported files; nothing was imported",
                               "files", code="import_failed", extra={"failures": failures})
     summary: dict[str, list] = {"added": [], "updated": [], "unchanged": []}
     try:
-        for rel, data in parsed:
+        for rel, data, text in parsed:
             digest = content_hash(data)
             existed = session.get(Question, data["id"]) is not None
             latest = _latest(session, data["id"], non_draft=publish_now)
@@ -455,6 +571,7 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
             v = qsvc.add_version(session, data, content_hash=digest,
                                  status="published" if publish_now else "draft",
                                  source=f"bank:{rel}", created_by=author_id)
+            v.yaml_text = text
             _store_check(session, v, {"ok": True, "seeds": max(seeds, MIN_SEEDS), "failures": []})
             summary["updated" if existed else "added"].append(data["id"])
         session.commit()
