@@ -51,15 +51,17 @@ def _ref_key(ref: str | None) -> tuple[int, int]:
 
 
 def list_questions(session: Session, level: str | None = None, tag: str | None = None) -> list[dict]:
-    """Every question with a published version, ordered by level, tutorial ref and id."""
-    stmt = select(QuestionVersion).where(QuestionVersion.status == "published")
+    """Every question with a published version, ordered by level, tutorial ref and id (from the
+    per-process cache of :mod:`quizapp.services.question_cache`; each row a copy a caller may annotate,
+    its ``data`` shared and read-only)."""
+    from .question_cache import published_rows
+
+    rows = published_rows(session)
     if level:
-        stmt = stmt.where(QuestionVersion.level == level)
-    rows = [_row(v) for v in session.scalars(stmt)]
+        rows = [r for r in rows if r["level"] == level]
     if tag:
         rows = [r for r in rows if tag in r["tags"]]
-    rows.sort(key=lambda r: (_level_key(r["level"]), _ref_key(r["ref"]), r["id"]))
-    return rows
+    return [dict(r) for r in rows]
 
 
 def get_question(session: Session, qid: str) -> dict:

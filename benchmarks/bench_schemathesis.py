@@ -1,0 +1,75 @@
+"""Schemathesis over ``/api/v1/openapi.json`` with every check, a bounded number of examples per operation
+(a script that prints figures, not a test): how far the document and the server disagree.
+
+Runs in process against the WSGI app (a temporary SQLite database holding the sample question; grading in
+process; rate limits off), ``--examples`` generated cases per operation, derandomised so two runs compare.
+Prints each operation's distinct failures (a 5xx, a response outside the document, a request valid by
+the document but rejected, an invalid one accepted, an undocumented status) and the totals.
+
+    python benchmarks/bench_schemathesis.py --examples 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import tempfile
+import time
+
+
+def _titles(exc: BaseException) -> list[str]:
+    subs = getattr(exc, "exceptions", None)
+    if subs:
+        return [t for sub in subs for t in _titles(sub)]
+    title = getattr(exc, "title", None) or type(exc).__name__
+    return [str(title)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--examples", type=int, default=5)
+    args = ap.parse_args()
+    os.environ.setdefault("CHECKERS_SANDBOX", "inprocess")
+    import schemathesis
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from quizapp import testing
+
+    app = testing.make_app(tempfile.mkdtemp(prefix="bench-st-"))
+    testing.load_sample(app)
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
+    failures: dict[str, collections.Counter] = {}
+    started = time.perf_counter()
+    operations = 0
+    for result in schema.get_all_operations():
+        op = result.ok()
+        operations += 1
+        found: collections.Counter = collections.Counter()
+
+        @settings(max_examples=args.examples, deadline=None, derandomize=True, database=None,
+                  suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+        @given(case=op.as_strategy())
+        def run(case):
+            try:
+                case.call_and_validate()
+            except BaseException as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+                found.update(_titles(exc))
+
+        try:
+            run()
+        except BaseException as exc:  # noqa: BLE001 - a case that cannot even be generated
+            found.update(_titles(exc))
+        if found:
+            failures[op.label] = found
+    elapsed = time.perf_counter() - started
+    for label, found in sorted(failures.items()):
+        for title, n in sorted(found.items()):
+            print(f"{label:<48} {title} (x{n})")
+    distinct = sum(len(f) for f in failures.values())
+    print(f"{operations} operations, {args.examples} examples each: {distinct} distinct failures "
+          f"in {len(failures)} operations, {elapsed:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
