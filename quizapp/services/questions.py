@@ -73,10 +73,20 @@ def get_question(session: Session, qid: str) -> dict:
 
 
 def published_version(session: Session, qid: str) -> QuestionVersion | None:
+    """The published version of ``qid``, looked up once per session: a request that checks the question
+    exists and then grades against it reads it once. The memo is trusted only while the version is still
+    in the session and still published (publishing another version retires this one through the ORM)."""
     if not isinstance(qid, str) or len(qid) > 80:
         return None
-    return session.scalars(select(QuestionVersion).where(
+    memo = session.info.setdefault("quizapp.published_versions", {})
+    hit = memo.get(qid)
+    if hit is not None and hit in session and hit.status == "published":
+        return hit
+    version = session.scalars(select(QuestionVersion).where(
         QuestionVersion.question_id == qid, QuestionVersion.status == "published")).first()
+    if version is not None:
+        memo[qid] = version
+    return version
 
 
 def get_version(session: Session, version_id: int) -> QuestionVersion | None:

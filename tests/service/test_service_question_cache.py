@@ -53,3 +53,35 @@ def test_rows_handed_out_are_copies(app):
         row["status"] = "mine"  # a caller annotating its rows (the discovery page does)
         assert "status" not in list_questions(session)[0]
         session.close()
+
+
+def test_a_submit_reads_the_published_version_once(app, client):
+    engine = get_db(app).engine
+    statements = []
+
+    def on_execute(_conn, _cursor, statement, _params, _context, _many):
+        if "FROM question_versions" in statement:
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", on_execute)
+    try:
+        r = client.post(f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}/attempts",
+                        json={"variant": 3, "answers": {"a": "1.0", "b": "yes"}})
+    finally:
+        event.remove(engine, "before_cursor_execute", on_execute)
+    assert r.status_code == 201
+    published = [s for s in statements if "status" in s and "question_versions.question_id" in s]
+    assert len(published) == 1, statements
+
+
+def test_the_memo_follows_a_publish_in_the_same_session(app):
+    from quizapp.services.questions import add_version, published_version
+
+    with app.app_context():
+        session = get_db(app).Session()
+        first = published_version(session, testing.SAMPLE_QUESTION["id"])
+        newer = add_version(session, testing.sample_question(tags=["again"]), content_hash="x" * 64,
+                            status="published")
+        assert published_version(session, testing.SAMPLE_QUESTION["id"]) is newer is not first
+        session.rollback()
+        session.close()
