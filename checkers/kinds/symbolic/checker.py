@@ -61,7 +61,18 @@ def parse_spec_expr(text: str, spec: Mapping[str, Any], params: Mapping[str, Any
                          allow_relation=allow_relation)
 
 
-def interpretation(parsed) -> Interpretation:
+def interpretation(parsed, spec: Mapping[str, Any] | None = None) -> Interpretation:
+    """What "interpreted as" shows: the answer as typed, implicit products written out
+    (:mod:`checkers.mathparse.typed`), when the part's names are known; else sympy's canonical form."""
+    if spec is not None and getattr(parsed, "source", ""):
+        from checkers.mathparse.typed import typed_forms
+
+        try:
+            text, latex, mathml = typed_forms(parsed.source, spec.get("variables") or {},
+                                              spec.get("functions") or {}, allow_relation=parsed.relation)
+            return Interpretation(text=text, latex=latex, mathml=mathml)
+        except (AnswerParseError, ValueError, RecursionError):  # read once already; canonical form as fallback
+            pass
     return Interpretation(text=str(parsed.text), latex=parsed.latex or "", mathml=parsed.mathml or "")
 
 
@@ -199,7 +210,7 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
     except AnswerParseError as err:
         return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error",
                        details={"error": err.to_dict()})
-    interp = interpretation(parsed)
+    interp = interpretation(parsed, spec)
     expected = parse_spec_expr(str(spec["expected"]), spec, params).expr
     mode = spec.get("mode", "equivalent")
     constants = constants_of(spec)
@@ -226,7 +237,7 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
             near = check_within_tolerance(expected, parsed.expr, variables, rtol=APPROX_RTOL, atol=0.0,
                                           time_budget=budget / 4).equal
         if near:
-            return _inexact_decimal(decimals, interpretation(parsed), details)
+            return _inexact_decimal(decimals, interp, details)
     if res.outcome == "equal" and res.method == "precise":
         return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
     if res.outcome == "equal":
@@ -368,7 +379,7 @@ class SymbolicChecker(Kind):
         return _parser().parse_math(raw, spec.get("variables") or {}, spec.get("functions") or {})
 
     def interpret(self, parsed, spec: Mapping[str, Any]) -> Interpretation:
-        return interpretation(parsed)
+        return interpretation(parsed, spec)
 
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         p = parse_spec_expr(str(spec["expected"]), spec, params)
