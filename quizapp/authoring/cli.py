@@ -6,6 +6,8 @@
     quizapp revoke-token TOKEN_ID                       revoke a token (idempotent)
     quizapp import DIR [--draft] [--seeds 20]           validate + self-test + import question files
     quizapp regrade ATTEMPT_ID                          re-grade an attempt against its own version
+    quizapp selftest-stored [--seeds 20] [--all]        self-test (and store) every published version
+                                                        without a report, e.g. questions loaded from files
 """
 
 from __future__ import annotations
@@ -132,5 +134,21 @@ def regrade_command(attempt_id: str) -> None:
         sys.exit(1)
 
 
+@click.command("selftest-stored")
+@click.option("--seeds", default=20, show_default=True, type=click.IntRange(20, 1000))
+@click.option("--all", "all_versions", is_flag=True, help="drafts and retired versions too")
+@with_appcontext
+def selftest_stored_command(seeds: int, all_versions: bool) -> None:
+    """Self-test every stored version that has no report yet and store the report; exit 1 on a failure."""
+    from . import service
+
+    rows = service.selftest_unchecked(_session(), seeds=seeds, only_published=not all_versions)
+    for r in rows:
+        click.echo(f"{r['question_id']} v{r['version']}: {'ok' if r['ok'] else str(r['failures']) + ' failure(s)'}")
+    click.echo(f"self-tested {len(rows)} version(s)")
+    if any(not r["ok"] for r in rows):
+        sys.exit(1)
+
+
 COMMANDS = (create_author_command, create_token_command, list_tokens_command, revoke_token_command,
-            import_command, regrade_command)
+            import_command, regrade_command, selftest_stored_command)

@@ -219,8 +219,14 @@ def new():
 def edit(qid: str):
     number = request.args.get("version", type=int)
     v = service.get_version_row(get_session(), qid, number)
+    if service.stored_check(get_session(), v.id) is None:  # e.g. loaded from the bank's files: test it now
+        service.selftest_version(get_session(), v, seeds=_seeds())
     body = service.version_body(get_session(), v)
     return _editor(qid, service.version_text(v), version=body, report=body["selftest"])
+
+
+def _seeds() -> int:
+    return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or service.MIN_SEEDS)
 
 
 def _yaml_error(exc) -> dict[str, Any]:
@@ -281,14 +287,71 @@ def publish(qid: str):
     return redirect(url_for("author.edit", qid=qid, version=body["version"]))
 
 
-@bp.post("/q/<qid>/retire")
+@bp.route("/q/<qid>/retire", methods=["GET", "POST"])
 def retire(qid: str):
+    """GET: the confirmation page; POST with ``confirm=yes``: retire (learners no longer see it)."""
+    if request.method == "GET" or request.form.get("confirm") != "yes":
+        service.get_version_row(get_session(), qid)  # 404 for an unknown question
+        return render_template("author/confirm.html", qid=qid, action="retire",
+                               target=url_for("author.retire", qid=qid))
     try:
         service.retire(get_session(), qid)
         flash(gettext("Retired %(qid)s: learners no longer see it.", qid=qid))
     except ServiceError as exc:
         flash(exc.message)
     return redirect(url_for("author.edit", qid=qid))
+
+
+@bp.post("/q/<qid>/unretire")
+def unretire(qid: str):
+    try:
+        body = service.unretire(get_session(), qid)
+        flash(gettext("Version %(n)s of %(qid)s is published again.", n=body["version"], qid=qid))
+    except ServiceError as exc:
+        flash(exc.message)
+    return redirect(url_for("author.edit", qid=qid))
+
+
+@bp.get("/q/<qid>/history")
+def history(qid: str):
+    rows = service.history(get_session(), qid)
+    numbers = [r["version"] for r in rows]
+    a = request.args.get("a", type=int)
+    b = request.args.get("b", type=int)
+    diff = None
+    if a is not None and b is not None and a in numbers and b in numbers:
+        diff = service.diff_versions(get_session(), qid, a, b, seed=_seed_arg(request.args.get("seed", 0)),
+                                     lang=norm_lang(request.args.get("plang")) or "en")
+    return render_template("author/history.html", qid=qid, versions=rows, diff=diff,
+                           a=a if a is not None else (numbers[1] if len(numbers) > 1 else None),
+                           b=b if b is not None else (numbers[0] if numbers else None))
+
+
+@bp.post("/q/<qid>/restore")
+def restore(qid: str):
+    who = _principal()
+    number = request.form.get("version", type=int)
+    if number is None:
+        abort(400, gettext("version is required"))
+    try:
+        body = service.restore(get_session(), qid, number, who.learner_id, seeds=_seeds())
+    except ServiceError as exc:
+        flash(exc.message)
+        return redirect(url_for("author.history", qid=qid))
+    flash(gettext("Version %(old)s restored as draft version %(n)s.", old=number, n=body["version"]))
+    return redirect(url_for("author.edit", qid=qid, version=body["version"]))
+
+
+@bp.post("/selftest-unchecked")
+def selftest_unchecked():
+    rows = service.selftest_unchecked(get_session(), seeds=_seeds())
+    flash(gettext("Self-tested %(n)s question(s).", n=len(rows)))
+    return redirect(url_for("author.index"))
+
+
+@bp.get("/help")
+def help_page():
+    return render_template("author/help.html")
 
 
 @bp.post("/preview")

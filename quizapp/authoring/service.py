@@ -616,3 +616,128 @@ def regrade(session: Session, attempt_id: str) -> dict[str, Any]:
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+
+
+# ------------------------------------------------------------------------------------------ history
+
+def authors(session: Session, learner_ids: Iterable[str | None]) -> dict[str, str]:
+    """learner id -> author username, for the history's "who"."""
+    ids = {i for i in learner_ids if i}
+    if not ids:
+        return {}
+    rows = session.execute(select(AuthorCredential.learner_id, AuthorCredential.username)
+                           .where(AuthorCredential.learner_id.in_(ids)))
+    return {lid: name for lid, name in rows}
+
+
+def history(session: Session, qid: str) -> list[dict[str, Any]]:
+    """Every version, newest first, with who made it (username) and when."""
+    rows = list_versions(session, qid)
+    names = authors(session, [r["created_by"] for r in rows])
+    for r in rows:
+        r["author"] = names.get(r["created_by"] or "", None)
+    return list(reversed(rows))
+
+
+def prompt_text(data: Mapping[str, Any], seed: int = 0, lang: str = "en") -> str:
+    """The learner-visible text of one variant (title, prompt, each part's prompt and options) as lines,
+    for a readable diff of what learners see."""
+    from checkers.bank import public_view
+
+    view = public_view(data, seed, lang)
+    lines = [f"# {view.get('title') or view.get('id')}", "", str(view.get("prompt") or "")]
+    for p in view.get("parts") or []:
+        lines += ["", f"## {p.get('id')} ({p.get('kind')})", str(p.get("prompt") or "")]
+        lines += [f"- {o.get('id')}: {o.get('text')}" for o in p.get("options") or []]
+    return "\n".join(lines) + "\n"
+
+
+def diff_versions(session: Session, qid: str, a: int, b: int, *, seed: int = 0, lang: str = "en") -> dict:
+    """Unified diffs from version ``a`` to version ``b``: their YAML texts and the prompts learners see for
+    variant ``seed`` (a version whose prompt cannot render shows the error instead)."""
+    import difflib
+
+    va, vb = get_version_row(session, qid, a), get_version_row(session, qid, b)
+
+    def rendered(v: QuestionVersion) -> str:
+        try:
+            return prompt_text(v.data, seed, lang)
+        except Exception as exc:  # noqa: BLE001 - a broken draft still diffs by its YAML
+            return f"(cannot render: {type(exc).__name__}: {exc})\n"
+
+    def udiff(x: str, y: str) -> list[str]:
+        return [line.rstrip("\n") for line in difflib.unified_diff(
+            x.splitlines(keepends=True), y.splitlines(keepends=True), f"v{va.number}", f"v{vb.number}", n=3)]
+
+    return {"question_id": qid, "from": va.number, "to": vb.number, "seed": seed, "lang": lang,
+            "yaml": udiff(version_text(va), version_text(vb)), "prompt": udiff(rendered(va), rendered(vb))}
+
+
+def restore(session: Session, qid: str, number: int, author_id: str | None, *, seeds: int = MIN_SEEDS) -> dict:
+    """Version ``number`` again as a new draft (its YAML text as stored), self-tested; the old version and
+    the attempts that point at it are unchanged."""
+    from checkers.bank import content_hash
+
+    old = get_version_row(session, qid, number)
+    data = json.loads(json.dumps(old.data))
+    text = version_text(old)
+    report = selftest_report(data, seeds)
+    locate_failures(text, report["failures"])
+    try:
+        v = qsvc.add_version(session, data, content_hash=content_hash(data), status="draft",
+                             source=old.source, created_by=author_id)
+        v.yaml_text = text
+        _store_check(session, v, report)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    body = _saved(session, v, report, True)
+    body["restored_from"] = old.number
+    return body
+
+
+def unretire(session: Session, qid: str) -> dict:
+    """Publish again the version retired most recently; 409 when a version is published or none is retired."""
+    if session.get(Question, qid) is None:
+        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+    if qsvc.published_version(session, qid) is not None:
+        raise Conflict(f"question {qid!r} is published", None, code="already_published")
+    v = session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == qid,
+                                                      QuestionVersion.status == "retired")
+                        .order_by(QuestionVersion.retired_at.desc(), QuestionVersion.number.desc())
+                        .limit(1)).first()
+    if v is None:
+        raise Conflict(f"question {qid!r} has no retired version", None, code="not_retired")
+    try:
+        qsvc.publish_version(session, v)
+        v.retired_at = None
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    return {"question_id": qid, "version": v.number, "status": v.status}
+
+
+def selftest_version(session: Session, v: QuestionVersion, *, seeds: int = MIN_SEEDS) -> dict[str, Any]:
+    """Run and store the self-test of one stored version (its failures located in its YAML)."""
+    report = selftest_report(v.data, seeds)
+    locate_failures(version_text(v), report["failures"])
+    _store_check(session, v, report)
+    session.commit()
+    return report
+
+
+def selftest_unchecked(session: Session, *, seeds: int = MIN_SEEDS, only_published: bool = True) -> list[dict]:
+    """Run and store the self-test of every version (published ones by default) that has no stored report,
+    e.g. questions loaded from the bank's files: [{"question_id", "version", "ok", "failures"}]."""
+    stmt = select(QuestionVersion).outerjoin(VersionCheck, VersionCheck.version_id == QuestionVersion.id) \
+        .where(VersionCheck.version_id.is_(None))
+    if only_published:
+        stmt = stmt.where(QuestionVersion.status == "published")
+    out = []
+    for v in list(session.scalars(stmt.order_by(QuestionVersion.question_id, QuestionVersion.number))):
+        report = selftest_version(session, v, seeds=seeds)
+        out.append({"question_id": v.question_id, "version": v.number, "ok": report["ok"],
+                    "failures": len(report["failures"])})
+    return out
