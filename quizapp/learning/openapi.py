@@ -159,7 +159,7 @@ PATHS: dict[str, dict[str, Any]] = {
                  "responses": {"201": _json(_ref("PersonalToken"), "Created"), **_errors(401, 403, *BODY, 500)}}},
     "/api/v1/account/tokens/{token_id}": {"delete": {
         "summary": "Revoke a personal API token", "operationId": "revokePersonalToken", "parameters": [TOKEN_ID],
-        "responses": {"200": _json(_ref("PersonalToken")), **_errors(401, 403, 422, 500)}}},
+        "responses": {"200": _json(_ref("PersonalToken")), **_errors(401, 403, 404, 422, 500)}}},
     "/api/v1/account/export": {"get": {
         "summary": "Everything stored about you (JSON), or your attempts (CSV)", "operationId": "exportAccount",
         "security": LEARNER, "parameters": [_q("format", {"type": "string", "enum": ["json", "csv"]}, "json")],
