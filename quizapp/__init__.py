@@ -43,7 +43,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from . import kind_assets  # each answer kind's widget template and browser script, from its folder
     kind_assets.init_app(app)
 
-    from .authoring import api as authoring_api, pages as authoring_pages  # issue 6: authors
+    from .authoring import api as authoring_api, pages as authoring_pages  # drafts, publish, versions, import
     app.register_blueprint(authoring_api.bp)
     app.register_blueprint(authoring_pages.bp)
 
@@ -57,8 +57,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(discover_bp)
 
     try:
-        from .web import bp as web_bp  # the browser pages (owned by the web colleague)
-    except ImportError as exc:  # not landed yet: the API works on its own
+        from .web import bp as web_bp  # the learner's browser pages
+    except ImportError as exc:  # an install without the pages package: the API works on its own
         if exc.name is None or not exc.name.startswith("quizapp.web"):
             raise
         log.debug("quizapp.web not available: %s", exc)

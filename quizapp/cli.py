@@ -156,7 +156,7 @@ COMMANDS = (db_upgrade_command, db_downgrade_command, load_bank_command, selftes
 
 
 def _authoring_commands() -> tuple:
-    from .authoring.cli import COMMANDS as authoring  # issue 6: accounts, tokens, import, regrade
+    from .authoring.cli import COMMANDS as authoring  # author accounts, tokens, import, regrade
     return authoring
 
 

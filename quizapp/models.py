@@ -8,11 +8,11 @@ Design notes (so later issues need no redesign):
   version per question is published at a time (a partial unique index says so on SQLite and PostgreSQL);
   publishing a new one retires the previous one, and retiring a question retires its published version.
   Learners see the published version; a question with none is hidden.  ``created_by`` names the author
-  (issue 6), ``source`` where the content came from (``bank:L1/x.yaml``, ``api``).
+  (a ``learners`` row), ``source`` where the content came from (``bank:L1/x.yaml``, ``api``).
 * An attempt records the exact version and variant seed it answered, the raw answers, every part's
   verdict (both languages), the score and whether it ``counted`` (invalid/undecided parts consume no
   attempt), so it can always be re-graded and re-displayed.
-* ``learners`` are anonymous (a signed cookie carries the id) until issue 6 adds authors (``role``).
+* ``learners`` are anonymous (a signed cookie carries the id); ``role`` marks those who may author.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ class Attempt(Base):
 
 
 # ------------------------------------------------------------------------------------------------
-# Authoring (issue 6): credentials of author accounts, API tokens and stored self-test reports.
+# Authoring: credentials of author accounts, API tokens and stored self-test reports.
 
 class AuthorCredential(Base):
     """A login for a ``learners`` row (its ``role`` says whether it may author)."""
@@ -176,7 +176,7 @@ class VersionCheck(Base):
 
 
 # ------------------------------------------------------------------------------------------------
-# Login throttling (issue 6): failed password logins, shared by every worker through the database.
+# Login throttling: failed password logins, shared by every worker through the database.
 
 class LoginFailure(Base):
     """One failed (or still being checked) password login: counted per username and per client address

@@ -6,7 +6,7 @@ plugin for ``$...$`` / ``$$...$$``; every maths span is converted on the server 
 allow-list of plain formatting tags and presentation-MathML elements. Scripts, event handlers, ``style``,
 iframes, forms, SVG, ``javascript:``/``data:`` URLs, ``id``/``name`` (DOM clobbering), MathML ``href``,
 ``maction`` and ``annotation-xml`` never survive, whatever the author writes: authored content cannot run a
-script in a learner's browser (issue 6). Pages also send ``Content-Security-Policy: default-src 'self'``.
+script in a learner's browser. Pages also send ``Content-Security-Policy: default-src 'self'``.
 
 Public functions return :class:`markupsafe.Markup` so Jinja does not escape them a second time.
 """

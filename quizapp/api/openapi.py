@@ -281,7 +281,7 @@ PATHS: dict[str, Any] = {
 }
 
 
-# Authoring endpoints (issue 6): described next to their routes, merged here.
+# Authoring endpoints: described next to their routes, merged here.
 from ..authoring.openapi import SECURITY_SCHEMES as _AUTHORING_SECURITY, merge as _merge_authoring  # noqa: E402
 
 _merge_authoring(PATHS, SCHEMAS)

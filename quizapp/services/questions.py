@@ -94,7 +94,7 @@ def get_version(session: Session, version_id: int) -> QuestionVersion | None:
 
 
 # ------------------------------------------------------------------------------------------------
-# Versions (also the base of issue 6's authoring: drafts, publish, retire)
+# Versions (also the base of authoring: drafts, publish, retire)
 
 def add_version(session: Session, data: dict, *, content_hash: str, status: str = "draft",
                 source: str | None = None, created_by: str | None = None) -> QuestionVersion:

@@ -157,7 +157,7 @@ def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
 
 def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
     """``checkers.bank.public_view(...)`` -> what ``web/question.html`` shows, every text rendered to safe
-    HTML. Also the author preview's entry point (issue 6): a draft is shown exactly as learners see it."""
+    HTML. Also the author preview's entry point: a draft is shown exactly as learners see it."""
     return {
         "id": view["id"],
         "ref": view.get("ref"),
