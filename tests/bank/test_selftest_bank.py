@@ -1,4 +1,4 @@
-"""The bank self-test over EVERY question file in questions/, 20 seeds each (issue 4)."""
+"""The bank self-test over EVERY question file in questions/, 20 seeds each."""
 
 from __future__ import annotations
 

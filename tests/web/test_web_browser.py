@@ -205,7 +205,7 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
 
 
 def test_web_browser_authored_xss_is_inert(web_live_server, web_browser):
-    """Issue 6's content-safety check, in the real browser: payloads in title, prompt, options,
+    """The content-safety check for authored text, in the real browser: payloads in title, prompt, options,
     hint, feedback and solution never run, whether rendered by the page or by /render after submitting."""
     from selenium.webdriver.common.by import By
 
