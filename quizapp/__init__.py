@@ -53,8 +53,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(accounts_pages.bp)
     app.register_blueprint(learning_api.bp)
     app.register_blueprint(learning_pages.bp)
-    from .discover import bp as discover_bp  # search, filters, next / random / continue
-    app.register_blueprint(discover_bp)
+    from .discover import blueprint as discover_blueprint  # search, filters, next / random / continue
+    app.register_blueprint(discover_blueprint())
+    from .figures import blueprint as figures_blueprint  # charts drawn from the engine for the variant shown
+    app.register_blueprint(figures_blueprint())
 
     try:
         from .web import bp as web_bp  # the learner's browser pages

@@ -8,11 +8,9 @@ links on a question page follow it.
 
 from __future__ import annotations
 
-from flask import Blueprint
 
-from ..learning import pagekit
+def blueprint():
+    """The blueprint (its module imports the page kit, which the API's OpenAPI module imports too)."""
+    from .views import bp
 
-bp = Blueprint("discover", __name__, template_folder="../templates")
-pagekit.install(bp)
-
-from . import views  # noqa: E402,F401  (routes register on bp)
+    return bp

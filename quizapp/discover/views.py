@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import redirect, render_template, request, session, url_for
+from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from ..api.helpers import ok
 from ..db import get_session
 from ..errors import ValidationError
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
-from . import bp, walk
+from ..learning import pagekit
+from . import walk
 from .catalog import tag_label, tag_names
+
+bp = Blueprint("discover", __name__, template_folder="../templates")
+pagekit.install(bp)
 
 SESSION_KEY = "discover_filter"
 

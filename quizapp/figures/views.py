@@ -1,0 +1,77 @@
+"""Routes and template helper of the ``figures`` blueprint."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from flask import Blueprint, Response, abort, request, url_for
+
+from ..i18n import current_lang
+from ..learning import pagekit
+from .catalog import FIGURES, Figure
+from .svg import render
+
+bp = Blueprint("figures", __name__, template_folder="../templates")
+pagekit.install(bp)
+
+_CACHE: OrderedDict[tuple, tuple[Figure, str]] = OrderedDict()
+_CACHE_MAX = 256
+_LOCK = threading.Lock()
+
+
+def _figure(qid: str, variant: int) -> tuple[Figure, str] | None:
+    """(figure, svg) of the published question ``qid`` at ``variant``; None without a figure or question."""
+    if qid not in FIGURES:
+        return None
+    from checkers.bank import VARIANT_MAX, params_for
+
+    from ..web import data
+
+    if not 0 <= variant < VARIANT_MAX:
+        return None
+    row = data.get_question(qid)
+    if row is None:
+        return None
+    key = (qid, row.get("content_hash"), variant, current_lang())
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    figure = FIGURES[qid](params_for(row["data"], variant))
+    out = (figure, render(figure.chart))
+    with _LOCK:
+        _CACHE[key] = out
+        while len(_CACHE) > _CACHE_MAX:
+            _CACHE.popitem(last=False)
+    return out
+
+
+@bp.get("/questions/<qid>/figure.svg")
+def figure_svg(qid: str):
+    raw = request.args.get("variant", "")
+    if not raw.isdigit() or len(raw) > 7:
+        abort(404)
+    found = _figure(qid, int(raw))
+    if found is None:
+        abort(404)
+    resp = Response(found[1], mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "private, max-age=3600"
+    return resp
+
+
+@bp.app_context_processor
+def _helpers() -> dict[str, Any]:
+    def figure_for(qid: str, variant: int) -> dict[str, Any] | None:
+        if qid not in FIGURES or not isinstance(variant, int):
+            return None
+        found = _figure(qid, variant)
+        if found is None:
+            return None
+        figure = found[0]
+        return {"url": url_for("figures.figure_svg", qid=qid, variant=variant, lang=current_lang()),
+                "alt": figure.alt, "title": figure.chart.title, "summary": figure.chart.description,
+                "columns": figure.columns, "rows": figure.rows}
+    return {"figure_for": figure_for}
