@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from . import kinds as _kinds  # noqa: F401  (registers every kind)
 from .kinds.base import get_kind
+from .kinds.derivation import keysteps
 from .limits import GRADE_TIMEOUT as DEFAULT_TIMEOUT  # the public name callers and benchmarks use
 from .verdict import AnswerParseError, SpecError, Verdict
 
@@ -79,7 +80,6 @@ def check_derivation(steps: list[str], start: str, goal: str, variables: Mapping
     if milestones:
         spec["key_steps"] = [{"expr": m, "feedback": {"en": f"the step {m}", "zh": f"步骤 {m}"}}
                              for m in milestones]
-        from .kinds.derivation import keysteps
         keysteps.validate(spec)  # parser only (no sympy): bounded, in the calling process
     return grade(steps, spec, {}, timeout=timeout)
 

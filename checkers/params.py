@@ -177,7 +177,7 @@ def resolve_value(spec: Any, params: Mapping[str, Any]) -> Any:
     if "value" in spec:
         return substitute(spec["value"], params)
     if "expr" in spec:
-        from .mathparse import evaluate_numeric
+        from .mathparse import evaluate_numeric  # local: the parser loads sympy, this module does not
         return evaluate_numeric(substitute_text(str(spec["expr"]), params), dict(_numeric_params(params)))
     if "call" in spec:
         return _resolve_call(spec, params)
@@ -235,7 +235,7 @@ def _engine_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
         raise SpecError(f"engine call {name!r}: unknown function") from exc
     except reference.ReferenceInputError as exc:
         raise SpecError(f"engine call {name!r} failed: {exc}") from exc
-    import torch
+    import torch  # local: loaded already by the engine call above; this module stays light
 
     return {k: v.detach().to("cpu", dtype=torch.float64) for k, v in raw.items()}
 

@@ -76,7 +76,7 @@ def _limit_memory(mb: int | None) -> None:
     if not mb:
         return
     try:
-        import resource
+        import resource  # local: Unix only; elsewhere the limit is skipped
         soft = mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (soft, soft))
     except (ImportError, ValueError, OSError):  # pragma: no cover - platform without RLIMIT_AS
@@ -417,7 +417,7 @@ def _after_fork_in_child() -> None:
     # The inherited fork server is the parent's child, not ours (``ensure_running`` would fail with
     # ChildProcessError): forget it, so that the child's pool starts a fork server of its own.
     try:
-        from multiprocessing import forkserver as _fs
+        from multiprocessing import forkserver as _fs  # local: absent where only spawn exists
         server = _fs._forkserver
         alive = getattr(server, "_forkserver_alive_fd", None)
         if getattr(server, "_forkserver_pid", None) is not None:

@@ -11,6 +11,9 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from .. import kinds
+from .. import params as P
+from ..kinds import base
 from ..languages import LANGS
 from ..params import PLACEHOLDER
 from ..verdict import SpecError
@@ -371,8 +374,6 @@ def validate_question(data: Any, file: Any = None) -> None:
 
 
 def check_generator_runs(ctx: "_Ctx", params_spec: Any, seed: int = 0) -> dict[str, Any]:
-    from .. import params as P
-
     values: dict[str, Any] = {}
     for name, spec in (params_spec or {}).items():
         field = f"params.{name}"
@@ -389,8 +390,5 @@ def check_generator_runs(ctx: "_Ctx", params_spec: Any, seed: int = 0) -> dict[s
 
 def get_checker(kind: str):
     """The checker registered for ``kind`` (importing :mod:`checkers.kinds` registers every kind)."""
-    from .. import kinds
-    from ..kinds import base
-
     finder = getattr(kinds, "get_checker", None) or base.get_checker
     return finder(kind)

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from .. import grading
+from .schema import get_checker
 from .variants import params_for, public_view, solution_view
 
 #: Hard limit per graded example, in seconds: the service's default grading time. The self-test judges the
@@ -115,8 +117,6 @@ def _same(a: list[float], b: list[float]) -> bool:
 
 def _may_be_constant(part: Mapping[str, Any]) -> bool:
     """Whether the part's kind has an expected value that should vary (its keys include ``constant``)."""
-    from .schema import get_checker
-
     try:
         keys = get_checker(part.get("kind")).spec_keys
     except Exception:  # an unknown kind is the schema's to report
@@ -140,9 +140,6 @@ def check_constant(part: Mapping[str, Any], values: Mapping[int, Any]) -> dict[s
 
 def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
                 fail, count, seen: dict[int, Any] | None = None) -> None:
-    from .. import grading
-    from .schema import get_checker
-
     pid = part["id"]
     checker = get_checker(part["kind"])
     try:

@@ -39,7 +39,7 @@ def validate_tag_list(data: Any, file: Any = None) -> dict[str, dict[str, str]]:
 
 def load_tag_list(root: str | Path) -> dict[str, dict[str, str]] | None:
     """The curated list of the question folder ``root`` (``None`` when it has no ``tags.yml``)."""
-    from .loader import parse_yaml
+    from .loader import parse_yaml  # local: the loader imports this module at its top
 
     root = Path(root)
     path = root / TAGS_FILE if root.is_dir() else root.parent / TAGS_FILE

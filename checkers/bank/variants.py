@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .. import grading
 from ..kinds.base import Fill, get_kind
 from ..kinds.choice import option_order  # noqa: F401  (part of this module's interface)
 from ..params import generate, substitute_text
@@ -88,8 +89,6 @@ def public_view(question: Mapping[str, Any], seed: int, lang: str) -> dict[str, 
 
 def solution_view(question: Mapping[str, Any], seed: int, lang: str) -> dict[str, Any]:
     """After-attempt material: key points, pitfalls, the worked solution and each part's answer."""
-    from .. import grading
-
     lang = norm_lang(lang)
     params = params_for(question, seed)
     sol = question["solution"]

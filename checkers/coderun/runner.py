@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..sandbox import notify_kill
 from .limits import CodeLimits
 
 TEMPLATE_SCRIPT = Path(__file__).with_name("template.py")
@@ -145,7 +146,6 @@ def run(source: str, function: str, cases: list[dict[str, Any]], limits: CodeLim
     try:
         _read_replies(out_r, pid, limits, outcome)
         if outcome.timed_out or outcome.too_large:
-            from ..sandbox import notify_kill
             notify_kill("code_timeout" if outcome.timed_out else "code_output")
     finally:
         os.close(out_r)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..limits import MAX_SHORT_ANSWER
+from ..mathparse import evaluate_numeric  # the safe parser; maths such as ln(2)/2
 from ..verdict import AnswerParseError, SpecError, msg
 
 NOTE_RE = re.compile(r"^[a-z0-9-]+$")
@@ -112,7 +113,6 @@ def read_number(raw: Any, field: str | None = None) -> TypedNumber:
         frac_len = len(m.group("frac") or "")
         half = 0.5 * 10.0 ** (exp - frac_len)
         return TypedNumber(value, text, half, sig, True)
-    from ..mathparse import evaluate_numeric  # the safe parser; maths such as ln(2)/2
     value = evaluate_numeric(text, {})
     if isinstance(value, complex):
         raise AnswerParseError("The answer is not a real number.", None, zh="答案不是实数。", field=field)

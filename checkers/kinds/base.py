@@ -31,6 +31,7 @@ from typing import Any, Callable, ClassVar, Mapping
 
 from ..verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
 from ..limits import GRADE_TIMEOUT  # noqa: F401  (re-exported: kinds import it from here)
+from ..params import substitute_text
 
 
 @dataclass
@@ -61,8 +62,6 @@ class Fill:
         self.params, self.lang, self.question_id, self.seed = params, lang, question_id, seed
 
     def __call__(self, obj: Any) -> Any:
-        from ..params import substitute_text
-
         if isinstance(obj, str):
             return substitute_text(obj, self.params)
         if isinstance(obj, list):

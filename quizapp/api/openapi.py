@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from checkers.limits import MAX_TEXT
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS
 
 from . import bp
@@ -48,7 +49,10 @@ TENSOR = {"description": "a number, a non-finite string or a nested list of them
 MESSAGE = {"type": "string", "description": "in the requested language"}
 INTERPRETATION = {"type": ["object", "null"], "properties": {
     "text": {"type": "string"}, "latex": {"type": "string"}, "mathml": {"type": "string"}}}
-ASSUMPTIONS = {"type": "object", "additionalProperties": _ref("Assumptions")}
+#: A variable or function name the check endpoints accept (quizapp.api.questions.NAME).
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,31}$"
+ASSUMPTIONS = {"type": "object", "additionalProperties": _ref("Assumptions"), "maxProperties": 50,
+               "propertyNames": {"pattern": NAME_PATTERN}}
 #: The k3 KL estimate as a code answer: the example body of the code-check endpoints.
 K3_SOURCE = ("import torch\n\n\ndef k3(log_prob, ref_log_prob):\n"
              "    x = ref_log_prob - log_prob\n    return torch.exp(x) - x - 1\n")
@@ -136,15 +140,17 @@ SCHEMAS: dict[str, Any] = {
                                      "allowed additive constant may depend on them"},
         "decimals": {"type": "object", "properties": {"rtol": {"type": "number", "minimum": 0},
                                                       "atol": {"type": "number", "minimum": 0}},
-                     "additionalProperties": False,
+                     "additionalProperties": False, "minProperties": 1,
                      "description": "accept decimal answers within this tolerance (default: a decimal "
                                     "must be exactly the expected value)"},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "DerivationCheckRequest": {"type": "object", "required": ["steps", "start", "goal"], "properties": {
-        "steps": {"type": "array", "items": {"type": "string"}}, "start": {"type": "string"},
-        "goal": {"type": "string"}, "variables": ASSUMPTIONS,
-        "functions": {"type": "object", "additionalProperties": {"type": "object", "properties": {
-            "args": {"type": "array", "items": {"type": "string"}}, "expr": {"type": "string"}}}},
+        "steps": {"type": "array", "items": {"type": "string", "pattern": "^[^\\x00]*$"}},
+        "start": {"type": "string"}, "goal": {"type": "string"}, "variables": ASSUMPTIONS,
+        "functions": {"type": "object", "propertyNames": {"pattern": NAME_PATTERN}, "additionalProperties": {
+            "type": "object", "required": ["args", "expr"], "additionalProperties": False, "properties": {
+                "args": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": NAME_PATTERN}},
+                "expr": {"type": "string", "maxLength": MAX_TEXT}}}},
         "milestones": {"type": "array", "items": {"type": "string"}, "maxItems": 20,
                        "description": "key steps (expressions) that must appear, in order, among the lines, "
                                       "matched by form (a line, one side of it, a sub-expression or some terms "
@@ -304,6 +310,13 @@ def _schemas() -> dict[str, Any]:
     part = dict(schemas["PublicPart"])
     part["properties"] = {**part["properties"], "kind": {"type": "string", "enum": kind_names()}}
     schemas["PublicPart"] = part
+    # A code exercise implements one engine function: the names the server accepts, from the registry.
+    from checkers.reference.registry import names as engine_names
+
+    code = dict(schemas["CodeCheckRequest"])
+    code["properties"] = {**code["properties"],
+                          "function": {**code["properties"]["function"], "enum": engine_names()}}
+    schemas["CodeCheckRequest"] = code
     return schemas
 
 

@@ -56,6 +56,7 @@ from ...limits import MAX_GRADED_LINES as MAX_LINES
 from ...limits import MISTAKE_RESERVE
 from ...equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
                            symbol_domain)
+from ...params import substitute, substitute_text
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
@@ -142,7 +143,6 @@ def parse_lines(raw: Any, spec: Mapping[str, Any]) -> list[Line]:
 
 def _parse_statement(text: str, spec, params) -> tuple[str, Any, Any]:
     """Authored start/goal: ("expr", e, None) or ("eq", lhs, rhs)."""
-    from ...params import substitute_text
     mp = _parser()
     p = mp.parse_math(substitute_text(text, params), spec.get("variables") or {}, spec.get("functions") or {},
                       allow_relation=True)
@@ -646,7 +646,6 @@ def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, An
 
 
 def _statement_form(text: str, spec, params) -> tuple | None:
-    from ...params import substitute_text
     try:
         return statement_form(substitute_text(text, params), spec)
     except (AnswerParseError, ValueError):
@@ -670,7 +669,6 @@ def _apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables
     """A known wrong step (``line`` mistakes) gives its feedback when it is the first failing line -- also
     when that step could not be decided (a known wrong step is wrong); a known wrong answer (``answer``)
     when the whole answer is incorrect and equals it line by line."""
-    from ...params import substitute
     at = _failing_line(verdict, lines)
     by_index = {ln.index: ln for ln in lines}  # Line.index counts blank lines too; positions do not
     for m in spec.get("mistakes") or []:
@@ -794,7 +792,6 @@ class DerivationChecker(Kind):
                               mathml="".join(ln.parsed.mathml or "" for ln in parsed))
 
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
-        from ...params import substitute
         return {"start": substitute(str(spec["start"]), params), "goal": substitute(str(spec["goal"]), params),
                 "reference": substitute(list(spec.get("reference") or []), params)}
 
@@ -804,7 +801,6 @@ class DerivationChecker(Kind):
         return self.grade_answer([ln.text for ln in parsed], spec, params, timeout=timeout)
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
-        from ...params import substitute
         ex = Examples()
         if spec.get("reference"):
             ex.correct.append(substitute(list(spec["reference"]), params))

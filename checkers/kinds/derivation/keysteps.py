@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ...params import PLACEHOLDER, substitute_text
 from ...verdict import AnswerParseError, SpecError, Verdict, msg
 from . import form as F
 
@@ -56,7 +57,6 @@ def _feedback(item: Mapping[str, Any], where: str) -> Message:
 
 def key_steps(spec: Mapping[str, Any], params: Mapping[str, Any]) -> list[KeyStep]:
     """The part's key steps with their forms (placeholders filled). SpecError for a malformed one."""
-    from ...params import substitute_text
     raw = spec.get("key_steps") or []
     out = []
     for i, item in enumerate(raw):
@@ -79,7 +79,6 @@ def key_steps(spec: Mapping[str, Any], params: Mapping[str, Any]) -> list[KeySte
 def validate(spec: Mapping[str, Any]) -> None:
     """Structure of ``key_steps``; where nothing is a placeholder, also that each key step parses and is
     not already in the start or the goal (it would be found in a submission that shows no work)."""
-    from ...params import PLACEHOLDER
     raw = spec.get("key_steps")
     if raw is None:
         return

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ... import budget as work
+from ... import mathparse
 from ... import sandbox
 from ...equivalence import (MODES, EquivalenceResult, check_equivalence, check_within_tolerance, evaluate,
                            precise_gap, sample_points)
 from ...limits import EQUIV_BUDGET
 from ...limits import GUARDED_CHECK_TIMEOUT
+from ...mathparse import parse_math
+from ...mathparse.symbols import canonical_name
 from ...params import PLACEHOLDER, substitute_text
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
@@ -23,7 +27,6 @@ _NOT_FOLLOW = ("incorrect", "not_equal")
 
 
 def _parser():
-    from ... import mathparse  # the colleague's module; imported lazily so the kinds load without it
     return mathparse
 
 
@@ -40,15 +43,11 @@ def warm_parser() -> None:
     if _WARM:
         return
     _WARM = True
-    try:
-        from ...mathparse import parse_math
-        for text in ("exp(x) - x - 1", "ln(x)^2/2 + sqrt(x)", "sigma(x)*(1 - x)"):
-            try:
-                parse_math(text, {"x": {"real": True}})
-            except Exception:
-                pass
-    except Exception:  # pragma: no cover - parser missing
-        pass
+    for text in ("exp(x) - x - 1", "ln(x)^2/2 + sqrt(x)", "sigma(x)*(1 - x)"):
+        try:
+            parse_math(text, {"x": {"real": True}})
+        except Exception:
+            pass
 
 
 def parse_spec_expr(text: str, spec: Mapping[str, Any], params: Mapping[str, Any] | None = None,
@@ -121,7 +120,6 @@ def constants_of(spec: Mapping[str, Any]) -> tuple[str, ...]:
         name = n if n in canon else None
         if name is None:
             try:
-                from ...mathparse.symbols import canonical_name
                 name = canonical_name(n)
             except SpecError:
                 name = None
@@ -155,7 +153,6 @@ DECIMAL_DIGITS = 80
 
 
 def _exact_to_many_digits(expected, answer, variables, budget: float) -> bool:
-    from ... import budget as work
     pts = sample_points(expected.free_symbols | answer.free_symbols, variables, 0, 2)
     gap = precise_gap(expected, answer, pts, work.clock() + budget / 2, digits=DECIMAL_DIGITS)
     return gap is not None and gap <= 10.0 ** -(DECIMAL_DIGITS - 10)
