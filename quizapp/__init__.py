@@ -57,6 +57,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(discover_blueprint())
     from .figures import blueprint as figures_blueprint  # charts drawn from the engine for the variant shown
     app.register_blueprint(figures_blueprint())
+    from .mock import blueprint as mock_blueprint  # mock interviews: a timed set, solutions at the end
+    app.register_blueprint(mock_blueprint())
 
     try:
         from .web import bp as web_bp  # the learner's browser pages

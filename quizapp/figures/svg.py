@@ -85,9 +85,9 @@ def render(chart: Chart) -> str:
     if y0 < 0 < y1:
         out.append(f'<line x1="{LEFT}" y1="{sy(0):.1f}" x2="{LEFT + pw}" y2="{sy(0):.1f}" stroke="#767676"/>')
     out.append(f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>')
-    for x, label in chart.markers:
+    for k, (x, label) in enumerate(chart.markers):
         out.append(f'<line x1="{sx(x):.1f}" y1="{TOP}" x2="{sx(x):.1f}" y2="{TOP + ph}" stroke="#444" '
-                   f'stroke-dasharray="3 3"/><text x="{sx(x) + 3:.1f}" y="{TOP + 12}" fill="#222">'
+                   f'stroke-dasharray="3 3"/><text x="{sx(x) + 3:.1f}" y="{TOP + 12 + 13 * (k % 3)}" fill="#222">'
                    f'{escape(label)}</text>')
     for i, s in enumerate(chart.series):
         colour, dash = COLOURS[i % len(COLOURS)], DASHES[i % len(DASHES)]

@@ -1,0 +1,52 @@
+"""Drawing a mock interview and summarising it: pure functions over question rows and results."""
+
+from __future__ import annotations
+
+import secrets
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Sequence
+
+LENGTHS = (3, 5, 8)
+MAX_LENGTH = max(LENGTHS)
+#: kinds a plain form answers (a number, an expression, options); the others need the question page's editors
+FORM_KINDS = frozenset({"numeric", "symbolic", "choice"})
+
+
+def eligible(rows: Iterable[Mapping[str, Any]], levels: Sequence[str], tags: Sequence[str]) -> list[Mapping[str, Any]]:
+    """Questions of one of ``levels`` (all when empty) sharing a tag with ``tags`` (all when empty) whose
+    parts a form can answer."""
+    out = []
+    for row in rows:
+        if levels and row["level"] not in levels:
+            continue
+        if tags and not set(tags) & set(row.get("tags") or []):
+            continue
+        if all(p.get("kind") in FORM_KINDS for p in row["data"].get("parts") or []):
+            out.append(row)
+    return out
+
+
+def draw(rows: Sequence[Mapping[str, Any]], length: int, variant_max: int) -> list[dict[str, Any]]:
+    """``length`` distinct questions (fewer when fewer match) in random order, each with a random variant."""
+    pool = list(rows)
+    picked = []
+    while pool and len(picked) < length:
+        row = pool.pop(secrets.randbelow(len(pool)))
+        picked.append({"qid": row["id"], "variant": secrets.randbelow(variant_max), "tags": list(row.get("tags") or []),
+                       "started": None, "seconds": None, "attempt": None, "score": None, "max": None})
+    return picked
+
+
+def report(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Totals and one row per topic (a question counts under each of its tags)."""
+    topics: dict[str, dict[str, float]] = defaultdict(lambda: {"questions": 0, "score": 0.0, "max": 0.0,
+                                                               "seconds": 0})
+    total = {"questions": 0, "score": 0.0, "max": 0.0, "seconds": 0}
+    for item in items:
+        rows = [total] + [topics[t] for t in item.get("tags") or []]
+        for row in rows:
+            row["questions"] += 1
+            row["score"] += float(item.get("score") or 0.0)
+            row["max"] += float(item.get("max") or 0.0)
+            row["seconds"] += int(item.get("seconds") or 0)
+    return {"total": total, "topics": dict(sorted(topics.items()))}

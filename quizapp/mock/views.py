@@ -1,0 +1,188 @@
+"""Routes of the ``mock`` blueprint: set-up, one question at a time, the report."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, session, url_for
+
+from ..db import get_session
+from ..errors import ServiceError
+from ..i18n import current_lang, gettext as _
+from ..learners import current_learner_id
+from ..learning import pagekit
+from ..services import attempts, questions
+from . import draw
+
+bp = Blueprint("mock", __name__, template_folder="../templates")
+pagekit.install(bp)
+
+SESSION_KEY = "mock_interview"
+LEVELS = ("L1", "L2", "L3")
+
+
+def _tags() -> dict[str, dict[str, str]]:
+    from ..discover.catalog import tag_names
+
+    return tag_names()
+
+
+def _state() -> dict[str, Any] | None:
+    state = session.get(SESSION_KEY)
+    return state if isinstance(state, dict) and isinstance(state.get("items"), list) and state["items"] else None
+
+
+def _save(state: dict[str, Any]) -> None:
+    session[SESSION_KEY] = state
+    session.modified = True
+
+
+def _row(qid: str) -> dict[str, Any] | None:
+    from ..web import data
+
+    return data.get_question(qid)
+
+
+def _next_open(state: dict[str, Any]) -> int | None:
+    for i, item in enumerate(state["items"]):
+        if item.get("attempt") is None and not item.get("skipped"):
+            return i + 1
+    return None
+
+
+def _setup(error: str | None = None, status: int = 200, chosen: dict[str, Any] | None = None):
+    return render_template("mock/setup.html", lang=current_lang(), levels=LEVELS, tags=_tags(),
+                           lengths=draw.LENGTHS, error=error, chosen=chosen or {}, state=_state()), status
+
+
+@bp.get("/mock")
+def setup():
+    return _setup()
+
+
+@bp.post("/mock")
+def start():
+    levels = [v for v in request.form.getlist("level") if v]
+    tags = [v for v in request.form.getlist("tag") if v]
+    chosen = {"levels": levels, "tags": tags, "length": request.form.get("length")}
+    if any(v not in LEVELS for v in levels):
+        return _setup(_("Pick levels from the list."), 422, chosen)
+    if any(v not in _tags() for v in tags):
+        return _setup(_("Pick topics from the list."), 422, chosen)
+    raw = request.form.get("length") or ""
+    if not raw.isdigit() or int(raw) not in draw.LENGTHS:
+        return _setup(_("Pick a length from the list."), 422, chosen)
+    from checkers.bank import VARIANT_MAX
+
+    rows = draw.eligible(questions.list_questions(get_session()), levels, tags)
+    items = draw.draw(rows, int(raw), int(VARIANT_MAX))
+    if not items:
+        return _setup(_("No questions match these levels and topics."), 422, chosen)
+    for item in items:
+        data = next(r["data"] for r in rows if r["id"] == item["qid"])
+        item["max"] = sum(float(p.get("weight", 1)) for p in data.get("parts") or [])
+    _save({"items": items})
+    return redirect(url_for("mock.question", n=1), code=303)
+
+
+def _page(state: dict[str, Any], n: int, error: str | None = None, status: int = 200):
+    from checkers.bank import public_view
+
+    from ..web.views import page_from_public_view
+
+    item = state["items"][n - 1]
+    row = _row(item["qid"])
+    if row is None:  # retired since the draw: it counts as skipped
+        item["skipped"] = True
+        _save(state)
+        return redirect(url_for("mock.question", n=n + 1) if n < len(state["items"]) else url_for("mock.report"),
+                        code=303)
+    page = page_from_public_view(public_view(row["data"], item["variant"], current_lang()))
+    return render_template("mock/question.html", lang=current_lang(), q=page, n=n, total=len(state["items"]),
+                           error=error, answers=request.form if error else {}), status
+
+
+@bp.get("/mock/<int:n>")
+def question(n: int):
+    state = _state()
+    if state is None:
+        return redirect(url_for("mock.setup"), code=303)
+    if n != _next_open(state):  # one question at a time, in order; answered ones stay closed
+        target = _next_open(state)
+        return redirect(url_for("mock.question", n=target) if target else url_for("mock.report"), code=303)
+    item = state["items"][n - 1]
+    if item.get("started") is None:
+        item["started"] = time.time()
+        _save(state)
+    return _page(state, n)
+
+
+def _answers(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in parts:
+        pid = part["id"]
+        if part.get("kind") == "choice" and part.get("multiple"):
+            out[pid] = request.form.getlist(f"a-{pid}")
+        else:
+            out[pid] = request.form.get(f"a-{pid}", "")
+    return out
+
+
+@bp.post("/mock/<int:n>")
+def answer(n: int):
+    state = _state()
+    if state is None or n != _next_open(state):
+        return redirect(url_for("mock.setup"), code=303)
+    item = state["items"][n - 1]
+    started = item.get("started") or time.time()
+    if request.form.get("skip"):
+        item["skipped"] = True
+    else:
+        row = _row(item["qid"])
+        if row is None:
+            return redirect(url_for("mock.question", n=n), code=303)
+        try:
+            result = attempts.submit_attempt(get_session(), item["qid"], item["variant"],
+                                             _answers(row["data"].get("parts") or []), current_learner_id(),
+                                             current_lang())
+        except ServiceError as exc:  # a malformed answer: the same question again, with the message
+            return _page(state, n, str(getattr(exc, "message", exc)), 422)
+        item.update(attempt=result["attempt_id"], score=result["score"], max=result["max_score"])
+    item["seconds"] = max(0, int(round(time.time() - started)))
+    _save(state)
+    nxt = _next_open(state)
+    return redirect(url_for("mock.question", n=nxt) if nxt else url_for("mock.report"), code=303)
+
+
+@bp.post("/mock/finish")
+def finish():
+    state = _state()
+    if state is not None:
+        for item in state["items"]:
+            if item.get("attempt") is None:
+                item["skipped"] = True
+        _save(state)
+    return redirect(url_for("mock.report"), code=303)
+
+
+@bp.get("/mock/report")
+def report():
+    from checkers.bank import solution_view
+
+    from ..rendering import render_markdown
+
+    state = _state()
+    if state is None:
+        return redirect(url_for("mock.setup"), code=303)
+    if _next_open(state) is not None:  # solutions are held back until every question is answered or skipped
+        return redirect(url_for("mock.question", n=_next_open(state)), code=303)
+    lang = current_lang()
+    rows = []
+    for item in state["items"]:
+        row = _row(item["qid"])
+        title = (row["title"].get(lang) or row["title"].get("en") or row["id"]) if row else item["qid"]
+        sol = solution_view(row["data"], item["variant"], lang) if row else {}
+        rows.append({**item, "title": title, "worked_html": render_markdown(sol.get("worked") or ""),
+                     "key_points_html": [render_markdown(k) for k in sol.get("key_points") or []]})
+    return render_template("mock/report.html", lang=lang, items=rows, summary=draw.report(state["items"]))
