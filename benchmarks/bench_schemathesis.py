@@ -23,12 +23,13 @@ def _titles(exc: BaseException) -> list[str]:
     if subs:
         return [t for sub in subs for t in _titles(sub)]
     title = getattr(exc, "title", None) or type(exc).__name__
-    return [str(title)]
+    return [str(title) + (": " + " ".join(str(exc).split())[:260] if "-v" in __import__("sys").argv else "")]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--examples", type=int, default=5)
+    ap.add_argument("-v", action="store_true", help="print each failure's message too")
     args = ap.parse_args()
     os.environ.setdefault("CHECKERS_SANDBOX", "inprocess")
     import schemathesis
