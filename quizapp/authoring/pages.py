@@ -36,6 +36,18 @@ PUBLIC = {"author.login", "author.static"}
 
 #: What the editor starts from for a new question (bilingual question content, in its own file).
 NEW_TEMPLATE = Path(__file__).with_name("new_question.yaml").read_text(encoding="utf-8")
+#: A starter question per answer kind (``starters/<kind>.yaml``), each valid and passing its self-test.
+STARTERS_DIR = Path(__file__).with_name("starters")
+
+
+def starter_kinds() -> list[str]:
+    return sorted(p.stem for p in STARTERS_DIR.glob("*.yaml"))
+
+
+def starter_text(kind: str | None) -> str:
+    if kind and kind in starter_kinds():
+        return (STARTERS_DIR / f"{kind}.yaml").read_text(encoding="utf-8")
+    return NEW_TEMPLATE
 
 
 # --------------------------------------------------------------------------- hooks
@@ -191,7 +203,8 @@ def _preview_or_error(data: Any, seed: int, lang: str) -> tuple[dict | None, str
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def _editor(qid: str | None, text: str, *, version=None, report=None, errors=None, status: int = 200):
+def _editor(qid: str | None, text: str, *, version=None, report=None, errors=None, status: int = 200,
+            starters=None, starter=None):
     seed = _seed_arg(request.values.get("seed", 0))
     lang = norm_lang(request.values.get("lang")) or "en"  # the preview's language (its own select)
     preview, preview_error = None, None
@@ -207,12 +220,14 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
     published = next((v for v in versions if v["status"] == "published"), None)
     return render_template("author/editor.html", qid=qid, text=text, version=version, versions=versions,
                            published=published, report=report, errors=errors or [], preview=preview,
-                           preview_error=preview_error, seed=seed, preview_lang=lang), status
+                           preview_error=preview_error, seed=seed, preview_lang=lang, starters=starters or [],
+                           starter=starter), status
 
 
 @bp.get("/new")
 def new():
-    return _editor(None, NEW_TEMPLATE)
+    return _editor(None, starter_text(request.args.get("kind")), starters=starter_kinds(),
+                   starter=request.args.get("kind"))
 
 
 @bp.get("/q/<qid>")
