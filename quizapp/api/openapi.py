@@ -81,7 +81,10 @@ SCHEMAS: dict[str, Any] = {
     "PublicPart": {"type": "object", "properties": {
         "id": {"type": "string"},
         "kind": {"type": "string", "enum": []},
-        "prompt": MESSAGE, "hint": {"type": ["string", "null"]}, "weight": {"type": "number"},
+        "prompt": MESSAGE, "weight": {"type": "number"},
+        "title": {"type": ["string", "null"], "description": "the part's title (else show 'Part n')"},
+        "hints_total": {"type": "integer", "description": "hints available on request (POST .../hints)"},
+        "placeholder": {"type": ["string", "null"], "description": "the author's input placeholder, if any"},
         "options": {"type": "array", "items": {"type": "object", "properties": {
             "id": {"type": "string"}, "text": {"type": "string"}}}},
         "multiple": {"type": "boolean"}, "variables": {"type": "array", "items": {"type": "string"}},
@@ -116,8 +119,12 @@ SCHEMAS: dict[str, Any] = {
         "counted": {"type": "boolean", "description": "false for invalid/undecided: consumes no attempt"},
         "feedback": MESSAGE, "note": {"type": ["string", "null"]}, "interpreted_as": INTERPRETATION,
         "details": {"type": "object"}, "steps": {"type": "array", "items": _ref("StepVerdict")},
-        "first_error": {"type": ["integer", "null"]}}},
-    "Solution": {"type": ["object", "null"], "properties": {
+        "first_error": {"type": ["integer", "null"]},
+        "hints_used": {"type": "integer", "description": "hints shown on the part before this attempt"},
+        "credit": {"type": "number", "description": "the part's credit after hints: max(0.4, 1 - 0.2 x hints)"}}},
+    "Solution": {"type": ["object", "null"], "description": (
+        "Present only when the attempt policy allows: after a correct attempt, after the question's tries "
+        "(default 3) counted attempts on the variant, or after POST .../solution."), "properties": {
         "key_points": {"type": "array", "items": {"type": "string"}},
         "pitfalls": {"type": "array", "items": {"type": "string"}},
         "worked": {"type": ["string", "null"]}, "expected": {"type": "object"}}},
@@ -127,6 +134,7 @@ SCHEMAS: dict[str, Any] = {
         "counted": {"type": "boolean"}, "created_at": {"type": "string", "format": "date-time"},
         "parts": {"type": "object", "additionalProperties": _ref("PartVerdict")},
         "solution": _ref("Solution"),
+        "practice": _ref("PracticeState"),
         "answers": {"type": "object", "description": "GET only: the answers as submitted"},
         "learner_id": {"type": "string", "description": "GET only"}, "lang": {"type": "string"}}},
     "StepVerdict": {"type": "object", "properties": {
@@ -299,6 +307,10 @@ _merge_learning(PATHS, SCHEMAS)
 from ..discover.openapi import merge as _merge_discover  # noqa: E402  (search)
 
 _merge_discover(PATHS, SCHEMAS)
+
+from ..practice.openapi import merge as _merge_practice  # noqa: E402  (attempt policy, hints)
+
+_merge_practice(PATHS, SCHEMAS)
 
 
 def _schemas() -> dict[str, Any]:
