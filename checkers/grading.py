@@ -15,7 +15,7 @@ from . import kinds as _kinds  # noqa: F401  (registers every kind)
 from .kinds.base import get_kind
 from .kinds.derivation import keysteps
 from .limits import GRADE_TIMEOUT as DEFAULT_TIMEOUT  # the public name callers and benchmarks use
-from .verdict import AnswerParseError, SpecError, Verdict
+from .verdict import AnswerParseError, SpecError, Verdict, msg
 
 
 def _kind(spec: Mapping[str, Any]) -> str:
@@ -38,8 +38,7 @@ def validate(raw: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
                           "field": e["field"]}, "warning": None}
     except (RecursionError, MemoryError, OverflowError):
         return {"valid": False, "interpreted_as": None,
-                "error": {"message": "The answer is too complex to read.", "message_zh": "答案过于复杂，无法读取。",
-                          "column": None, "field": None}, "warning": None}
+                "error": AnswerParseError("The answer is too complex to read.").to_dict(), "warning": None}
     # A kind may warn about an answer it can read but that is likely to be judged too coarse (numeric:
     # fewer significant figures than the part asks for, by the same test the grader applies).
     return {"valid": True, "interpreted_as": {"text": interp.text, "latex": interp.latex, "mathml": interp.mathml},
@@ -78,8 +77,7 @@ def check_derivation(steps: list[str], start: str, goal: str, variables: Mapping
     spec: dict[str, Any] = {"kind": "derivation", "start": start, "goal": goal,
                             "variables": dict(variables or {}), "functions": dict(functions or {})}
     if milestones:
-        spec["key_steps"] = [{"expr": m, "feedback": {"en": f"the step {m}", "zh": f"步骤 {m}"}}
-                             for m in milestones]
+        spec["key_steps"] = [{"expr": m, "feedback": msg("the step %(step)s", step=m)} for m in milestones]
         keysteps.validate(spec)  # parser only (no sympy): bounded, in the calling process
     return grade(steps, spec, {}, timeout=timeout)
 

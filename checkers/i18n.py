@@ -20,7 +20,7 @@ from __future__ import annotations
 import gettext
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from .languages import DEFAULT_LANG, LANGS
 
@@ -66,3 +66,13 @@ def empty() -> Message:
 def msg(msgid: str, /, **params: Any) -> Message:
     """``msgid`` rendered in every supported language: ``{"en": ..., "zh": ...}``."""
     return {lang: in_language(lang, msgid, **params) for lang in LANGS}
+
+
+def join(items: Sequence[str | Message]) -> str | Message:
+    """``items`` as one list in every language ("a; b; c", each language with its own separator)."""
+    if not items:
+        return ""
+    joined = items[0]
+    for item in items[1:]:
+        joined = msg("%(first)s; %(second)s", first=joined, second=item)
+    return joined

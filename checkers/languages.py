@@ -14,7 +14,9 @@ LANGS: tuple[str, ...] = ("en", "zh")
 DEFAULT_LANG = LANGS[0]
 
 #: Each language's name written in that language (the language switch shows the target's own name).
-NATIVE_NAMES: dict[str, str] = {"en": "English", "zh": "中文"}
+#: Written as escapes: the names are data, not text to translate, and sources under checkers/ hold no CJK
+#: text (learner-facing text lives in the gettext catalogs, checkers/translations).
+NATIVE_NAMES: dict[str, str] = {"en": "English", "zh": "\u4e2d\u6587"}
 
 #: The value of an HTML ``lang`` attribute for each language.
 HTML_LANG: dict[str, str] = {"en": "en", "zh": "zh-CN"}

@@ -43,13 +43,13 @@ class Examples:
 
 def invalid_verdict(err: AnswerParseError, interp: Interpretation | None = None) -> Verdict:
     """An unreadable answer: ``invalid``, costs no attempt, and says where it could not be read."""
-    return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error", interp,
+    return Verdict("invalid", 0.0, dict(err.texts), "parse_error", interp,
                    {"error": err.to_dict()})
 
 
 def too_complex_verdict(exc: BaseException) -> Verdict:
-    return invalid_verdict(AnswerParseError(f"The answer is too complex to read ({type(exc).__name__}).", None,
-                                            zh="答案过于复杂，无法读取。"))
+    return invalid_verdict(AnswerParseError("The answer is too complex to read (%(detail)s).", None,
+                                            detail=type(exc).__name__))
 
 
 class Fill:

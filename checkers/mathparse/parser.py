@@ -165,9 +165,9 @@ class Parser:
         if t.kind == "end":
             raise err("Unbalanced brackets: '%(bracket)s' at column %(column)s is never closed.", opener.col,
                       bracket=opener.val, column=opener.col + 1)
-        raise err("Expected '%(want)s' to close '%(bracket)s' from column %(opened)s, found %(found)s at column "
+        raise err("Expected '%(want)s' to close '%(bracket)s' from column %(opened)s, found %(detail)s at column "
                   "%(column)s.", t.col, want=want, bracket=opener.val, opened=opener.col + 1,
-                  found=self.describe(t), column=t.col + 1)
+                  detail=self.describe(t), column=t.col + 1)
 
     @staticmethod
     def describe(t: Tok) -> str:

@@ -29,27 +29,27 @@ def _shape(x: Any, where: str = "answer") -> tuple[int, ...]:
         return (0,)
     shapes = {_shape(v, f"{where}[{i}]") for i, v in enumerate(x)}
     if len(shapes) != 1:
-        raise ValueError(f"{where}: rows of different lengths")
+        raise ValueError(f"{where}: rows of different lengths", where)
     return (len(x),) + shapes.pop()
 
 
 def _read(raw: Any, path: list[int], depth: int, count: list[int]) -> Any:
     where = "answer" + "".join(f"[{i}]" for i in path)
     if depth > MAX_DEPTH:
-        raise AnswerParseError(f"Nested too deeply at {where}.", None, zh=f"{where} 嵌套过深。", field=where)
+        raise AnswerParseError("Nested too deeply at %(where)s.", None, field=where, where=where)
     count[0] += 1  # every node counts, so a million empty rows is refused as quickly as a million numbers
     if count[0] > 2 * MAX_ELEMENTS:
-        raise AnswerParseError("Too many elements.", None, zh="元素过多。", field=where)
+        raise AnswerParseError("Too many elements.", None, field=where)
     if isinstance(raw, (list, tuple)):
         return [_read(v, path + [i], depth + 1, count) for i, v in enumerate(raw)]
     count[1] += 1
     if count[1] > MAX_ELEMENTS:
-        raise AnswerParseError("Too many elements.", None, zh="元素过多。", field=where)
+        raise AnswerParseError("Too many elements.", None, field=where)
     try:
         return c.read_number(raw, field=where).value
     except AnswerParseError as err:
-        raise AnswerParseError(f"{where}: {err.message}", err.column, zh=f"{where}：{err.message_zh}",
-                               field=where) from None
+        raise AnswerParseError("%(where)s: %(message)s", err.column, field=where, where=where,
+                               message=err.texts) from None
 
 
 def _flat(x: Any, path: tuple[int, ...] = ()):
@@ -107,22 +107,21 @@ class ArrayChecker(Kind):
         if isinstance(raw, str):
             text = raw.strip()
             if len(text) > 500_000:
-                raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
+                raise AnswerParseError("The answer is too long.", None)
             try:
                 # JSON only: a data format, never code. Decimals stay text so that a literal beyond
                 # float range (1e400) is refused as in numeric parts instead of silently becoming inf.
                 raw = json.loads(text, parse_float=str)
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a 4,300+ digit integer
                 col = getattr(exc, "pos", None)
-                raise AnswerParseError("Expected a list such as [[1, 2], [3, 4]].", col,
-                                       zh="需要一个列表，例如 [[1, 2], [3, 4]]。") from None
+                raise AnswerParseError("Expected a list such as [[1, 2], [3, 4]].", col) from None
         if not isinstance(raw, (list, tuple)):
-            raise AnswerParseError("Expected a list such as [0.1, 0.2].", None, zh="需要一个列表，例如 [0.1, 0.2]。")
+            raise AnswerParseError("Expected a list such as [0.1, 0.2].", None)
         value = _read(raw, [], 0, [0, 0])  # [nodes, numbers]
         try:
             _shape(value)
         except ValueError as exc:
-            raise AnswerParseError(f"{exc}.", None, zh="各行长度不一致。") from None
+            raise AnswerParseError("%(where)s: rows of different lengths.", None, where=exc.args[1]) from None
         return value
 
     def interpret(self, parsed: list, spec: Mapping[str, Any]) -> Interpretation:
@@ -161,13 +160,13 @@ class ArrayChecker(Kind):
         sa, sb = _shape(parsed), _shape(b)
         if sa != sb:
             return Verdict("incorrect", 0.0,
-                           msg(f"Shape mismatch: expected shape {list(sb)}, your answer has shape {list(sa)}.",
-                               f"形状不匹配：应为 {list(sb)}，你的答案是 {list(sa)}。"),
+                           msg("Shape mismatch: expected shape %(expected)s, your answer has shape %(shape)s.",
+                               expected=str(list(sb)), shape=str(list(sa))),
                            "shape_mismatch", interp, {"shape": list(sa), "expected_shape": list(sb)})
         cmp = _compare(parsed, b, rtol, atol)
         details = {"shape": list(sa), **cmp, "rtol": rtol, "atol": atol}
         if cmp["mismatches"] == 0:
-            return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
+            return Verdict("correct", 1.0, msg("Correct."), None, interp, details)
         for m in spec.get("mistakes") or []:
             try:
                 mv = _to_floats(c.read_number(m["answer"]).value if "answer" in m and not isinstance(m["answer"], list)
@@ -184,17 +183,16 @@ class ArrayChecker(Kind):
         n = cmp["mismatches"]
         total = sum(1 for _ in _flat(b))
         idx = "".join(f"[{i}]" for i in cmp["first_mismatch"])
-        extra_en, extra_zh, note = "", "", "mismatch"
+        extra, note = "", "mismatch"
         if len(sa) == 2 and sa[0] == sa[1] and _compare(parsed, _transpose(b), rtol, atol)["mismatches"] == 0:
-            extra_en, extra_zh, note = " It looks transposed.", "看起来是转置了。", "transposed"
+            extra, note = msg(" It looks transposed."), "transposed"
         elif _compare(parsed, [[-v for v in r] for r in b] if len(sa) == 2 else [-v for v in b] if len(sa) == 1 else b,
                       rtol, atol)["mismatches"] == 0 and len(sa) in (1, 2):
-            extra_en, extra_zh, note = " Every element has the wrong sign.", "每个元素的符号都错了。", "wrong-sign"
+            extra, note = msg(" Every element has the wrong sign."), "wrong-sign"
         return Verdict("incorrect", 0.0,
-                       msg(f"{n} of {total} elements do not match; the first is at index {idx} "
-                           f"(largest absolute error {cmp['max_abs_err']:.3g}).{extra_en}",
-                           f"{total} 个元素中有 {n} 个不匹配；第一个位于索引 {idx}"
-                           f"（最大绝对误差 {cmp['max_abs_err']:.3g}）。{extra_zh}"),
+                       msg("%(count)s of %(total)s elements do not match; the first is at index %(index)s "
+                           "(largest absolute error %(err)s).%(extra)s", count=n, total=total, index=idx,
+                           err=f"{cmp['max_abs_err']:.3g}", extra=extra),
                        note, interp, details)
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:

@@ -6,6 +6,7 @@ import random
 from typing import Any, Mapping
 
 from ...limits import MAX_CHOICE_ITEMS, MAX_SHORT_ANSWER
+from ...i18n import join
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
@@ -88,25 +89,25 @@ class ChoiceChecker(Kind):
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> frozenset[str]:
         if isinstance(raw, str):
             if len(raw) > MAX_SHORT_ANSWER:
-                raise AnswerParseError("The answer is too long.", None, zh="答案过长。")
+                raise AnswerParseError("The answer is too long.", None)
             items = [s.strip() for s in raw.split(",")] if raw.strip() else []
         elif isinstance(raw, (list, tuple)):
             if len(raw) > MAX_CHOICE_ITEMS:
-                raise AnswerParseError("Too many options selected.", None, zh="选择的选项过多。")
+                raise AnswerParseError("Too many options selected.", None)
             items = [x for x in raw]
         else:
-            raise AnswerParseError("Expected an option id.", None, zh="需要一个选项编号。")
+            raise AnswerParseError("Expected an option id.", None)
         if not items:
-            raise AnswerParseError("No option selected.", None, zh="没有选择任何选项。")
+            raise AnswerParseError("No option selected.", None)
         ids = _ids(spec)
         for x in items:
             if not isinstance(x, str) or x not in ids:
                 shown = repr(x)[:40]
-                raise AnswerParseError(f"Unknown option {shown}; the options are {', '.join(ids)}.", None,
-                                       zh=f"未知选项 {shown}；可选项为 {', '.join(ids)}。")
+                raise AnswerParseError("Unknown option %(option)s; the options are %(options)s.", None, option=shown,
+                                       options=", ".join(ids))
         chosen = frozenset(items)
         if not spec.get("multiple", False) and len(chosen) != 1:
-            raise AnswerParseError("Choose exactly one option.", None, zh="请只选择一个选项。")
+            raise AnswerParseError("Choose exactly one option.", None)
         return chosen
 
     def interpret(self, parsed: frozenset[str], spec: Mapping[str, Any]) -> Interpretation:
@@ -124,7 +125,7 @@ class ChoiceChecker(Kind):
         interp = self.interpret(parsed, spec)
         corr = _correct(spec)
         if parsed == corr:
-            return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, {"selected": len(parsed)})
+            return Verdict("correct", 1.0, msg("Correct."), None, interp, {"selected": len(parsed)})
         for m in spec.get("mistakes") or []:
             ans = m["answer"]
             if frozenset(ans if isinstance(ans, list) else [ans]) == parsed:
@@ -132,7 +133,7 @@ class ChoiceChecker(Kind):
         if spec.get("multiple", False):
             fb = _selection_feedback(len(parsed - corr), len(corr - parsed))
         else:
-            fb = msg("Not correct.", "不正确。")
+            fb = msg("Not correct.")
         return Verdict("incorrect", 0.0, fb, None, interp, {"selected": len(parsed)})
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
@@ -155,14 +156,14 @@ class ChoiceChecker(Kind):
 
 def _selection_feedback(wrong: int, missed: int) -> dict[str, str]:
     """Say how the selection differs (counts only: which options stays for the learner to find)."""
-    en, zh = [], []
+    parts = []
     if wrong:
-        en.append(f"{wrong} of your selected options {'is' if wrong == 1 else 'are'} not correct")
-        zh.append(f"你选的选项中有 {wrong} 个不正确")
+        parts.append(msg("%(count)s of your selected options is not correct", count=wrong) if wrong == 1 else
+                     msg("%(count)s of your selected options are not correct", count=wrong))
     if missed:
-        en.append(f"you missed {missed} correct option{'' if missed == 1 else 's'}")
-        zh.append(f"漏选了 {missed} 个正确选项")
-    return msg("Not quite: " + "; ".join(en) + ".", "不完全对：" + "；".join(zh) + "。")
+        parts.append(msg("you missed %(count)s correct option", count=missed) if missed == 1 else
+                     msg("you missed %(count)s correct options", count=missed))
+    return msg("Not quite: %(problems)s.", problems=join(parts))
 
 
 register_kind(ChoiceChecker())

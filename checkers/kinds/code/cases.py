@@ -20,6 +20,7 @@ from typing import Any, Mapping
 import torch
 
 from ...reference import call as engine_call
+from ...i18n import msg
 from ...reference import describe
 
 LOG_PROB_NAMES = {"log_prob", "ref_log_prob", "old_log_prob", "policy_chosen_logps",
@@ -102,9 +103,9 @@ class CaseBuilder:
             b = max(GROUP_SIZE, b - b % GROUP_SIZE)
         return {a: _tensor_for(a, _shape_of(self.params[a], b, t), gen) for a in self.tensor_args}
 
-    def _case(self, cid: str, label: tuple[str, str], tensors: dict[str, torch.Tensor], *,
+    def _case(self, cid: str, label: dict[str, str], tensors: dict[str, torch.Tensor], *,
               dtype: str = "float64", grad: bool = False) -> Case:
-        return Case(cid, {"en": label[0], "zh": label[1]}, tensors, dict(self.scalars), dtype, grad,
+        return Case(cid, label, tensors, dict(self.scalars), dtype, grad,
                     dict(self.fixed))
 
     def visible(self) -> list[Case]:
@@ -112,45 +113,43 @@ class CaseBuilder:
         cases = []
         for i in range(2):
             tensors = {k: _round(v) for k, v in self._batch(3 if self.grouped else 2, gen, t=4).items()}
-            cases.append(self._case(f"visible-{i + 1}", ("a small example", "小例子"), tensors))
+            cases.append(self._case(f"visible-{i + 1}", msg("a small example"), tensors))
         return cases
 
     def hidden(self, seed: int = 0) -> list[Case]:
         gen = torch.Generator().manual_seed(1000 + int(seed))
         out: list[Case] = []
         for i in range(3):
-            out.append(self._case(f"random-{i + 1}", ("random inputs", "随机输入"),
+            out.append(self._case(f"random-{i + 1}", msg("random inputs"),
                                   self._batch(6 + 3 * i, gen, t=4 + 3 * i)))
         one = self._batch(1, gen, t=6)
-        out.append(self._case("batch-of-one", ("a batch with a single row", "只有一行的批次"), one))
+        out.append(self._case("batch-of-one", msg("a batch with a single row"), one))
         if any(a in MASK_NAMES for a in self.tensor_args):
             holes = self._batch(6, gen, t=7)
             for a in self.tensor_args:
                 if a in MASK_NAMES and holes[a].dim() == 2:
                     holes[a][0] = torch.tensor([1, 0, 1, 0, 0, 1, 0], dtype=torch.float64)
                     holes[a][-1] = 0.0
-            out.append(self._case("mask-holes", ("a mask with holes and an all-zero row",
-                                                 "掩码中有空洞，且有一整行为零"), holes))
+            out.append(self._case("mask-holes", msg("a mask with holes and an all-zero row"), holes))
         if self.grouped:
             singles = self._batch(6, gen)
             singles["index"] = torch.tensor([0, 0, 0, 1, 2, 2], dtype=torch.int64)
-            out.append(self._case("group-of-one", ("a group with a single member", "只有一个成员的组"), singles))
+            out.append(self._case("group-of-one", msg("a group with a single member"), singles))
             same = self._batch(6, gen)
             for a in self.tensor_args:
                 if a in SCORE_NAMES:
                     same[a][:GROUP_SIZE] = 1.0
-            out.append(self._case("identical-rewards", ("a group whose rewards are all equal",
-                                                        "组内奖励全部相同"), same))
+            out.append(self._case("identical-rewards", msg("a group whose rewards are all equal"), same))
         logp = [a for a in self.tensor_args if a in LOG_PROB_NAMES]
         if len(logp) >= 2:
             ext = self._batch(4, gen)
             ext[logp[0]] = ext[logp[1]] + torch.tensor([12.0, -12.0, 0.0, 3.0], dtype=torch.float64).reshape(
                 (-1,) + (1,) * (ext[logp[1]].dim() - 1)).expand_as(ext[logp[1]])
-            out.append(self._case("extreme-log-ratio", ("log-ratios as large as ±12", "对数比值大到 ±12"), ext))
+            out.append(self._case("extreme-log-ratio", msg("log-ratios as large as ±12"), ext))
         f32 = self._batch(6, gen)
-        out.append(self._case("float32", ("float32 inputs", "float32 输入"), f32, dtype="float32"))
+        out.append(self._case("float32", msg("float32 inputs"), f32, dtype="float32"))
         if self.gradients:
-            out.append(self._case("gradient", ("gradients of the output", "输出的梯度"),
+            out.append(self._case("gradient", msg("gradients of the output"),
                                   self._batch(6, gen), grad=True))
         return out
 

@@ -29,6 +29,7 @@ import torch
 
 from ... import coderun
 from ...reference import describe, names as engine_names
+from ...i18n import empty, join
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from ..base import Examples, Kind, invalid_verdict, register_kind
@@ -190,12 +191,12 @@ class CodeChecker(Kind):
 
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> str:
         if not isinstance(raw, str):
-            raise AnswerParseError("Expected Python source text.", None, zh="需要 Python 源代码文本。")
+            raise AnswerParseError("Expected Python source text.", None)
         if len(raw.encode("utf-8", "surrogatepass")) > coderun.MAX_SOURCE_BYTES:
-            raise AnswerParseError(f"The code is longer than {coderun.MAX_SOURCE_BYTES // 1024} KB.", None,
-                                   zh=f"代码超过 {coderun.MAX_SOURCE_BYTES // 1024} KB。")
+            raise AnswerParseError("The code is longer than %(limit)s KB.", None,
+                                   limit=coderun.MAX_SOURCE_BYTES // 1024)
         if not raw.strip():
-            raise AnswerParseError("Write the function first.", None, zh="请先写出函数。")
+            raise AnswerParseError("Write the function first.", None)
         return raw
 
     def interpret(self, parsed: str, spec: Mapping[str, Any]) -> Interpretation:
@@ -249,8 +250,8 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
     try:
         outcome = coderun.run(source, learner_name(spec), payload)
     except coderun.SandboxUnavailable as exc:
-        return _error("sandbox_unavailable", msg(f"Code cannot be graded on this server: {exc}.",
-                                                  f"此服务器无法评测代码：{exc}。"))
+        return _error("sandbox_unavailable", msg("Code cannot be graded on this server: %(reason)s.",
+                                                  reason=str(exc)))
     if outcome.fatal is not None:
         return _fatal(outcome.fatal, spec)
     rows = []
@@ -258,13 +259,13 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
         reply = outcome.cases.get(case.id)
         if reply is None:
             if outcome.timed_out:
-                return _error("timeout", msg(f"Your code did not finish in time (case: {case.label['en']}).",
-                                             f"代码未能在限定时间内完成（用例：{case.label['zh']}）。"), rows)
+                return _error("timeout", msg("Your code did not finish in time (case: %(case)s).",
+                                             case=case.label), rows)
             if outcome.too_large:
-                return _error("resource_limit", msg("Your code produced too much output.", "代码输出过多。"), rows)
+                return _error("resource_limit", msg("Your code produced too much output."), rows)
             return _error("resource_limit", msg(
-                f"Your code was stopped (CPU or memory limit, or it exited) in case: {case.label['en']}.",
-                f"代码被终止（CPU 或内存超限，或提前退出），用例：{case.label['zh']}。"), rows)
+                "Your code was stopped (CPU or memory limit, or it exited) in case: %(case)s.", case=case.label),
+                rows)
         if "error" in reply:
             return _case_error(reply, case, rows)
         row = _judge_case(builder, case, reply, ref_outs, ref_grads, outputs)
@@ -273,7 +274,7 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
             verdict_text = _diagnose(builder, case, reply, outputs, row, spec)
             return Verdict("incorrect", 0.0, verdict_text[0], verdict_text[1], None,
                            {"cases": rows, "first_failure": row, "output": outcome.output[:1000]})
-    return Verdict("correct", 1.0, msg(f"All {len(rows)} cases pass.", f"全部 {len(rows)} 个用例通过。"), None,
+    return Verdict("correct", 1.0, msg("All %(count)s cases pass.", count=len(rows)), None,
                    None, {"cases": rows, "output": outcome.output[:1000]})
 
 
@@ -312,32 +313,29 @@ def _matches(builder: CaseBuilder, case: Case, reply: dict, outputs: list[str], 
 
 def _diagnose(builder: CaseBuilder, case: Case, reply: dict, outputs: list[str], row: dict,
               spec: Mapping[str, Any]) -> tuple[dict[str, str], str]:
-    where_en, where_zh = _where(row)
-    head_en = f"Case “{case.label['en']}” fails: {where_en}"
-    head_zh = f"用例“{case.label['zh']}”未通过：{where_zh}"
+    head = msg("Case “%(case)s” fails: %(where)s", case=case.label, where=_where(row))
     values_ok = all(cmp["ok"] for cmp in row["outputs"].values())
     if values_ok and row["grads"]:
-        return msg(head_en + " The values are right but the gradients are not: check where you detach "
-                   "(a detached term, or one that should be detached and is not).",
-                   head_zh + " 数值正确但梯度不对：检查 detach 的位置（该截断梯度的项没有截断，或不该截断的截断了）。"), \
+        return msg("%(head)s The values are right but the gradients are not: check where you detach "
+                   "(a detached term, or one that should be detached and is not).", head=head), \
             "gradient-mismatch"
     for m in spec.get("mistakes") or []:
         if _matches(builder, case, reply, outputs, m["overrides"]):
-            return msg(f"{head_en} {m['feedback']['en']}", f"{head_zh} {m['feedback']['zh']}"), m["note"]
+            return msg("%(head)s %(mistake)s", head=head, mistake=m["feedback"]), m["note"]
     params = {p["name"]: p for p in describe(builder.function)["params"]}
     conv = params.get("convention")
     if conv is not None:
         current = (spec.get("fixed") or {}).get("convention", conv.get("default"))
         for other in conv.get("allowed") or []:
             if other != current and _matches(builder, case, reply, outputs, {"convention": other}):
-                return msg(f"{head_en} Your output follows the {other} convention; this exercise asks for "
-                           f"{current}.", f"{head_zh} 你的输出符合 {other} 的约定；本题要求 {current} 的约定。"), \
+                return msg("%(head)s Your output follows the %(other)s convention; this exercise asks for "
+                           "%(current)s.", head=head, other=other, current=current), \
                     f"convention-{other}"
     got = {n: _tensor_from((reply.get("outputs") or {}).get(n)) for n in outputs}
     expected = _expected_of(builder, case, outputs)
     if all(got[n] is not None and _compare(-expected[n], got[n], RTOL_F32, ATOL_F32)["ok"] for n in outputs):
-        return msg(f"{head_en} Every value has the wrong sign.", f"{head_zh} 所有数值的符号都反了。"), "wrong-sign"
-    return msg(head_en, head_zh), "mismatch"
+        return msg("%(head)s Every value has the wrong sign.", head=head), "wrong-sign"
+    return head, "mismatch"
 
 
 def _expected_of(builder: CaseBuilder, case: Case, outputs: list[str]) -> dict[str, torch.Tensor]:
@@ -345,25 +343,22 @@ def _expected_of(builder: CaseBuilder, case: Case, outputs: list[str]) -> dict[s
                                   case.engine_fixed), outputs)[0]
 
 
-def _where(row: dict) -> tuple[str, str]:
-    for kind_en, kind_zh, block in (("output", "输出", row["outputs"]), ("gradient of", "梯度", row["grads"])):
+def _where(row: dict) -> dict[str, str]:
+    for what, block in ((msg("output"), row["outputs"]), (msg("gradient of"), row["grads"])):
         for name, cmp in block.items():
             if cmp["ok"]:
                 continue
             if cmp.get("reason") == "shape":
-                return (f"{kind_en} {name} has shape {cmp['shape']}, expected {cmp['expected_shape']}.",
-                        f"{kind_zh} {name} 的形状是 {cmp['shape']}，应为 {cmp['expected_shape']}。")
+                return msg("%(what)s %(name)s has shape %(shape)s, expected %(expected)s.", what=what, name=name,
+                           shape=str(cmp["shape"]), expected=str(cmp["expected_shape"]))
             if cmp.get("reason") == "not_a_tensor":
-                return (f"{kind_en} {name} is missing or not a tensor of numbers.",
-                        f"{kind_zh} {name} 缺失或不是数值张量。")
+                return msg("%(what)s %(name)s is missing or not a tensor of numbers.", what=what, name=name)
             idx = "".join(f"[{i}]" for i in cmp["first_mismatch"])
-            return (f"{kind_en} {name}{idx} is {cmp['got_value']}, expected {cmp['expected_value']} "
-                    f"({cmp['mismatches']} element(s) differ; largest absolute error {cmp['max_abs_err']:.3g}, "
-                    f"relative {cmp['max_rel_err']:.3g}).",
-                    f"{kind_zh} {name}{idx} 为 {cmp['got_value']}，应为 {cmp['expected_value']}"
-                    f"（{cmp['mismatches']} 个元素不同；最大绝对误差 {cmp['max_abs_err']:.3g}，"
-                    f"相对误差 {cmp['max_rel_err']:.3g}）。")
-    return ("", "")
+            return msg("%(what)s %(name)s%(index)s is %(got)s, expected %(expected)s (%(count)s element(s) differ; "
+                       "largest absolute error %(abs_err)s, relative %(rel_err)s).", what=what, name=name, index=idx,
+                       got=str(cmp["got_value"]), expected=str(cmp["expected_value"]), count=cmp["mismatches"],
+                       abs_err=f"{cmp['max_abs_err']:.3g}", rel_err=f"{cmp['max_rel_err']:.3g}")
+    return empty()
 
 
 def _error(note: str, feedback: dict[str, str], rows: list | None = None, **details: Any) -> Verdict:
@@ -374,20 +369,18 @@ def _fatal(fatal: dict, spec: Mapping[str, Any]) -> Verdict:
     note = str(fatal.get("note", "exception"))
     if note == "syntax_error":
         line, col = fatal.get("line"), fatal.get("column")
-        return _error("syntax_error", msg(f"Syntax error on line {line}, column {col}: {fatal.get('message')}.",
-                                          f"第 {line} 行第 {col} 列有语法错误：{fatal.get('message')}。"),
+        return _error("syntax_error", msg("Syntax error on line %(line)s, column %(column)s: %(message)s.", line=line,
+                                          column=col, message=fatal.get("message")),
                       line=line, column=col)
     if note == "missing_function":
         name = learner_name(spec)
-        return _error("missing_function", msg(f"Define a function named {name}.", f"请定义名为 {name} 的函数。"))
+        return _error("missing_function", msg("Define a function named %(name)s.", name=name))
     if note == "exception":
         err = fatal.get("error") or {}
-        return _error("exception", msg(f"Your module raised {err.get('type')}: {err.get('message')} "
-                                       f"({'; '.join(err.get('where') or [])}).",
-                                       f"模块执行时抛出 {err.get('type')}：{err.get('message')}"
-                                       f"（{'；'.join(err.get('where') or [])}）。"))
-    return _error("sandbox_unavailable", msg(f"Code cannot be graded on this server: {fatal.get('message')}.",
-                                             f"此服务器无法评测代码：{fatal.get('message')}。"))
+        return _error("exception", msg("Your module raised %(type)s: %(message)s (%(where)s).", type=err.get("type"),
+                                       message=err.get("message"), where=join(list(err.get("where") or []))))
+    return _error("sandbox_unavailable", msg("Code cannot be graded on this server: %(reason)s.",
+                                             reason=fatal.get("message")))
 
 
 def _case_error(reply: dict, case: Case, rows: list) -> Verdict:
@@ -395,13 +388,11 @@ def _case_error(reply: dict, case: Case, rows: list) -> Verdict:
     where = "; ".join(err.get("where") or [])
     text_en = f"{err.get('type')}: {err.get('message')}" + (f" ({where})" if where else "")
     if reply.get("signature"):
-        return _error("wrong_signature", msg(f"The function's parameters do not match the exercise: {text_en}.",
-                                             f"函数参数与题目不符：{text_en}。"), rows)
+        return _error("wrong_signature", msg("The function's parameters do not match the exercise: %(error)s.",
+                                             error=text_en), rows)
     if reply.get("resource"):
-        return _error("resource_limit", msg(f"Out of memory in case “{case.label['en']}”.",
-                                            f"用例“{case.label['zh']}”内存不足。"), rows)
-    return _error("exception", msg(f"Case “{case.label['en']}” raised {text_en}.",
-                                   f"用例“{case.label['zh']}”抛出异常 {text_en}。"), rows)
+        return _error("resource_limit", msg("Out of memory in case “%(case)s”.", case=case.label), rows)
+    return _error("exception", msg("Case “%(case)s” raised %(error)s.", case=case.label, error=text_en), rows)
 
 
 register_kind(CodeChecker())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...i18n import in_language
 from ...reference import describe
 from .cases import is_tensor_param
 
@@ -25,12 +26,12 @@ def starter_source(spec: Mapping[str, Any], lang: str = "en") -> str:
     summary = (spec.get("summary") or {}).get(lang) or (spec.get("summary") or {}).get("en", "")
     arg_lines = "\n".join(f"        {_arg_line(params[a], scalars.get(a))}" for a in args)
     if len(outputs) == 1:
-        ret = f"the tensor {outputs[0]}" if lang == "en" else f"张量 {outputs[0]}"
+        ret = in_language(lang, "the tensor %(name)s", name=outputs[0])
         body = f"    {outputs[0]} = ...\n    return {outputs[0]}"
     else:
-        ret = ("a dict with " if lang == "en" else "字典，键为 ") + ", ".join(repr(o) for o in outputs)
+        ret = in_language(lang, "a dict with %(keys)s", keys=", ".join(repr(o) for o in outputs))
         body = "    " + "\n    ".join(f"{o} = ..." for o in outputs) + \
             "\n    return {" + ", ".join(f"{o!r}: {o}" for o in outputs) + "}"
-    args_word, ret_word = ("Args", "Returns") if lang == "en" else ("参数", "返回")
+    args_word, ret_word = in_language(lang, "Args"), in_language(lang, "Returns")
     return (f"import torch\n\n\ndef {name}({', '.join(args)}):\n"
             f'    """{summary}\n\n    {args_word}:\n{arg_lines}\n\n    {ret_word}: {ret}\n    """\n{body}\n')

@@ -56,6 +56,7 @@ from ...limits import MAX_GRADED_LINES as MAX_LINES
 from ...limits import MISTAKE_RESERVE
 from ...equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
                            symbol_domain)
+from ...i18n import empty
 from ...params import substitute, substitute_text
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
@@ -85,8 +86,7 @@ class Line:
 @dataclass
 class StepResult:
     status: str               # ok | error | undecided
-    en: str
-    zh: str
+    feedback: dict[str, str]  # the step's message in every language (checkers.i18n.msg)
     note: str | None = None
     extra: dict = field(default_factory=dict)
 
@@ -106,14 +106,14 @@ def _parse_line(text: str, index: int, spec: Mapping[str, Any]) -> Line:
         p = mp.parse_math(text, variables, functions, allow_relation=True)
     except AnswerParseError as err:
         col = None if err.column is None else err.column + (offset + 1 if stripped.startswith("=") else 0)
-        raise AnswerParseError(f"Line {index + 1}: {err.message}", col, zh=f"第 {index + 1} 行：{err.message_zh}",
-                               field=f"answer[{index}]") from None
+        raise AnswerParseError("Line %(line)s: %(message)s", col, field=f"answer[{index}]", line=index + 1,
+                               message=err.texts) from None
     if p.relation:
         rel = p.expr
         if rel is not None and isinstance(rel, sp.core.relational.Relational) and not isinstance(rel, sp.Eq) \
                 and rel.rel_op != "==":
-            raise AnswerParseError(f"Line {index + 1}: only equations with '=' are allowed in a derivation.",
-                                   None, zh=f"第 {index + 1} 行：推导中只允许使用“=”的等式。", field=f"answer[{index}]")
+            raise AnswerParseError("Line %(line)s: only equations with '=' are allowed in a derivation.",
+                                   None, field=f"answer[{index}]", line=index + 1)
         return Line(index, text, "eq", lhs=p.lhs, rhs=p.rhs, parsed=p)
     return Line(index, text, "expr", expr=p.expr, parsed=p)
 
@@ -122,22 +122,20 @@ def parse_lines(raw: Any, spec: Mapping[str, Any]) -> list[Line]:
     if isinstance(raw, str):
         raw = [ln for ln in raw.splitlines() if ln.strip()]
     if not isinstance(raw, (list, tuple)) or not raw:
-        raise AnswerParseError("Enter the derivation as one or more lines.", None, zh="请逐行输入推导过程。")
+        raise AnswerParseError("Enter the derivation as one or more lines.", None)
     if len(raw) > MAX_LINES:
-        raise AnswerParseError(f"At most {MAX_LINES} lines.", None, zh=f"最多 {MAX_LINES} 行。")
+        raise AnswerParseError("At most %(limit)s lines.", None, limit=MAX_LINES)
     lines = []
     for i, t in enumerate(raw):
         if not isinstance(t, str):
-            raise AnswerParseError(f"Line {i + 1} is not text.", None, zh=f"第 {i + 1} 行不是文本。",
-                                   field=f"answer[{i}]")
+            raise AnswerParseError("Line %(line)s is not text.", None, field=f"answer[{i}]", line=i + 1)
         if not t.strip():
             continue  # blank lines (spacing between steps, a trailing newline) are not steps; as for text
         lines.append(_parse_line(t, i, spec))  # Line.index stays the learner's own line number
     if not lines:
-        raise AnswerParseError("Enter the derivation as one or more lines.", None, zh="请逐行输入推导过程。")
+        raise AnswerParseError("Enter the derivation as one or more lines.", None)
     if lines[0].kind == "cont":
-        raise AnswerParseError("The first line cannot start with '='.", 0, zh="第一行不能以“=”开头。",
-                               field=f"answer[{lines[0].index}]")
+        raise AnswerParseError("The first line cannot start with '='.", 0, field=f"answer[{lines[0].index}]")
     return lines
 
 
@@ -278,11 +276,11 @@ def _left(deadline: float, floor: float = 0.02) -> float:
 def _expr_step(prev, cur, variables, deadline) -> StepResult:
     res = check_equivalence(prev, cur, variables, time_budget=_left(deadline))
     if res.outcome == "equal":
-        return StepResult("ok", "Follows (equivalent expressions).", "成立（表达式等价）。")
+        return StepResult("ok", msg("Follows (equivalent expressions)."))
     if res.outcome == "undecided":
-        return StepResult("undecided", f"Could not decide whether this line equals the previous one ({res.reason}).",
-                          "无法判定这一行是否与上一行相等。", extra={"reason": res.reason})
-    return StepResult("error", "This expression is not equal to the previous one.", "这个表达式与上一行不相等。",
+        return StepResult("undecided", msg("Could not decide whether this line equals the previous one (%(detail)s).",
+                                           detail=res.reason), extra={"reason": res.reason})
+    return StepResult("error", msg("This expression is not equal to the previous one."),
                       extra={k: v for k, v in res.details.items() if k in ("point",)})
 
 
@@ -337,11 +335,11 @@ class _State:
         self.feq, self.fexpr, self.forigin = tuple(forms), None, None
 
 
-_IDENTITY_IN_EQ_MODE = StepResult(
-    "error", "This equation holds for every value of the variables, so it does not follow from (and says "
-             "nothing about) the previous equation; write an equivalent form of that equation instead.",
-    "这个等式对变量的任何取值都成立，因此它并不是由上一方程推出的（也没有说明任何事情）；请写出上一方程的等价形式。",
-    extra={"identity": True})
+def _identity_in_eq_mode() -> StepResult:
+    return StepResult(
+        "error", msg("This equation holds for every value of the variables, so it does not follow from (and says "
+                     "nothing about) the previous equation; write an equivalent form of that equation instead."),
+        extra={"identity": True})
 
 
 def _stationary(line: Line, st: _State, variables, deadline) -> StepResult | None:
@@ -355,8 +353,8 @@ def _stationary(line: Line, st: _State, variables, deadline) -> StepResult | Non
                 continue
             verdict, _ = equations_equivalent(de, sp.Integer(0), line.lhs, line.rhs, variables, deadline)
             if verdict in ("equivalent", "implies"):
-                return StepResult("ok", f"Follows (setting the derivative with respect to {v} to zero).",
-                                  f"成立（令对 {v} 的导数为零）。", extra={"stationary_in": v.name})
+                return StepResult("ok", msg("Follows (setting the derivative with respect to %(variable)s to zero).",
+                                            variable=str(v)), extra={"stationary_in": v.name})
     return None
 
 
@@ -370,23 +368,21 @@ def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
             # an identity continues the running expression when one side is that expression
             for side, other in ((a, b), (b, a)):
                 if _tri(check_equivalence(st.expr, side, variables, time_budget=_left(deadline))) == "yes":
-                    return StepResult("ok", "Follows (both sides are equal, continuing the previous expression).",
-                                      "成立（两边相等，并接续上一个表达式）。", extra={"identity": True, "expr": other})
+                    return StepResult("ok", msg("Follows (both sides are equal, continuing the previous expression)."),
+                                      extra={"identity": True, "expr": other})
             if work_clock() > deadline:
-                return StepResult("undecided", "Ran out of time while checking this line.", "检查这一行时超时。")
-            return StepResult("error", "Both sides are equal, but neither side is the previous expression: the "
-                                       "line does not continue the derivation.",
-                              "两边相等，但哪一边都不是上一个表达式：这一行没有接续推导。", extra={"identity": True})
+                return StepResult("undecided", msg("Ran out of time while checking this line."))
+            return StepResult("error", msg("Both sides are equal, but neither side is the previous expression: the "
+                                           "line does not continue the derivation."), extra={"identity": True})
     elif ident == "yes":
-        return _IDENTITY_IN_EQ_MODE
+        return _identity_in_eq_mode()
     undecided = ident == "unknown"
     if st.eq is not None:
         verdict, _ = equations_equivalent(st.eq[0], st.eq[1], a, b, variables, deadline)
         if verdict == "equivalent":
-            return StepResult("ok", "Follows (an equivalent equation).", "成立（等价的方程）。")
+            return StepResult("ok", msg("Follows (an equivalent equation)."))
         if verdict == "implies" and ident == "no":  # an implication, never a vacuous identity
-            return StepResult("ok", "Follows from the previous equation (an implication, not an equivalence).",
-                              "可由上一方程推出（蕴含，而非等价）。")
+            return StepResult("ok", msg("Follows from the previous equation (an implication, not an equivalence)."))
         if verdict in ("unknown", "implies"):
             undecided = True
     res = _stationary(line, st, variables, deadline)
@@ -395,15 +391,12 @@ def _eq_step(line: Line, st: _State, variables, deadline) -> StepResult:
             return res
         undecided = True
     if undecided or work_clock() > deadline:
-        return StepResult("undecided", "Could not decide whether this equation follows.",
-                          "无法判定这个方程是否成立。")
+        return StepResult("undecided", msg("Could not decide whether this equation follows."))
     if st.mode == "expr" and st.eq is None:
-        return StepResult("error", "This equation does not hold for all values, and it is neither an equivalent "
-                                   "form of an earlier equation nor a derivative set to zero.",
-                          "这个等式并非恒成立，既不是前面某个方程的等价形式，也不是令导数为零。")
-    return StepResult("error", "This equation does not follow from the previous one: a solution of the previous "
-                               "equation does not satisfy it, or it has solutions the previous one does not.",
-                      "这个方程不能由上一方程推出：上一方程的解不满足它，或者它有上一方程没有的解。")
+        return StepResult("error", msg("This equation does not hold for all values, and it is neither an equivalent "
+                                       "form of an earlier equation nor a derivative set to zero."))
+    return StepResult("error", msg("This equation does not follow from the previous one: a solution of the previous "
+                                   "equation does not satisfy it, or it has solutions the previous one does not."))
 
 
 def _sides_form(line: Line) -> tuple:
@@ -432,8 +425,8 @@ def _advance(st: _State, line: Line, result: StepResult) -> None:
 
 
 def _out_of_time(index: int) -> StepResult:
-    return StepResult("undecided", f"Ran out of time while checking line {index + 1}.",
-                      f"检查第 {index + 1} 行时超时。", extra={"timeout": True})
+    return StepResult("undecided", msg("Ran out of time while checking line %(line)s.", line=index + 1),
+                      extra={"timeout": True})
 
 
 def _first_step(l0: Line, start, st: _State, variables, deadline) -> StepResult:
@@ -445,24 +438,21 @@ def _first_step(l0: Line, start, st: _State, variables, deadline) -> StepResult:
         else:  # "start = something": one side is the start and both sides are equal
             r0 = _eq_step(l0, st, variables, deadline)
             if r0.status == "ok" and "expr" not in r0.extra:
-                r0 = StepResult("error", "", "")
+                r0 = StepResult("error", empty())
         if r0.status == "error":
-            return StepResult("error", "The first line does not match the given starting point.",
-                              "第一行与给定的起点不一致。")
+            return StepResult("error", msg("The first line does not match the given starting point."))
         if r0.status == "ok":
-            return StepResult("ok", "Matches the start.", "与起点一致。", extra=r0.extra)
+            return StepResult("ok", msg("Matches the start."), extra=r0.extra)
         return r0
     if l0.kind != "eq":
-        return StepResult("error", "Start from the given equation.", "请从给定的方程开始。")
+        return StepResult("error", msg("Start from the given equation."))
     same = _same_sides(s1, s2, l0.lhs, l0.rhs, variables, deadline)
     if same == "yes":
-        return StepResult("ok", "Matches the starting equation.", "与起始方程一致。")
+        return StepResult("ok", msg("Matches the starting equation."))
     if same == "unknown":
-        return StepResult("undecided", "Could not decide whether the first line matches the start.",
-                          "无法判定第一行是否与起点一致。")
-    return StepResult("error", "The first line is not the given starting equation (write it as given, then "
-                               "transform it on the next lines).",
-                      "第一行不是给定的起始方程（请先照原样写出，再在后面几行变形）。")
+        return StepResult("undecided", msg("Could not decide whether the first line matches the start."))
+    return StepResult("error", msg("The first line is not the given starting equation (write it as given, then "
+                                   "transform it on the next lines)."))
 
 
 def _step(line: Line, st: _State, variables, deadline) -> StepResult:
@@ -538,7 +528,7 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
 
     def add(i, res: StepResult):
         nonlocal first_error, first_undecided
-        steps.append({"index": i, "status": res.status, "feedback": msg(res.en, res.zh)})
+        steps.append({"index": i, "status": res.status, "feedback": dict(res.feedback)})
         if res.status == "error" and first_error is None:
             first_error = i
         if res.status == "undecided" and first_undecided is None:
@@ -568,14 +558,12 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
     if first_error is not None:
         bad = steps[-1]
         return Verdict("incorrect", 0.0,
-                       msg(f"Line {first_error + 1} does not follow: {bad['feedback']['en']}",
-                           f"第 {first_error + 1} 行不成立：{bad['feedback']['zh']}"),
+                       msg("Line %(line)s does not follow: %(reason)s", line=first_error + 1, reason=bad["feedback"]),
                        "step_error", None, details)
     if first_undecided is not None:
         return Verdict("undecided", 0.0,
-                       msg(f"Could not check line {first_undecided + 1}; no attempt was used. "
-                           f"({steps[-1]['feedback']['en']})",
-                           f"无法检查第 {first_undecided + 1} 行，未消耗作答次数。（{steps[-1]['feedback']['zh']}）"),
+                       msg("Could not check line %(line)s; no attempt was used. (%(reason)s)", line=first_undecided + 1,
+                           reason=steps[-1]["feedback"]),
                        "undecided", None, {**details, "first_undecided": first_undecided})
     if work_clock() > deadline:
         reached = "unknown"
@@ -587,19 +575,17 @@ def check_chain(lines: list[Line], start, goal, variables, budget: float = TOTAL
             reached = "unknown"
     if reached == "yes" and forms is not None and forms[1] is not None and not _goal_in_form(forms[1], st, lines[-1]):
         return Verdict("incorrect", 0.0, msg("Every step follows and the last line equals the goal, but it is not yet "
-                                             "in the goal's form: finish by writing the goal as given.",
-                                             "每一步都成立，最后一行也与目标相等，但还不是目标的形式：最后请按题目给出的形式写出目标。"),
+                                             "in the goal's form: finish by writing the goal as given."),
                        "goal_form", None, {**details, "goal_reached": False, "goal_form": False})
     if reached == "yes":
-        return Verdict("correct", 1.0, msg("Correct: every step follows and the goal is reached.",
-                                           "正确：每一步都成立，并且得到了目标结果。"), None, None, details)
+        return Verdict("correct", 1.0, msg("Correct: every step follows and the goal is reached."), None, None,
+                       details)
     if reached == "unknown":
         return Verdict("undecided", 0.0, msg("Every step follows, but could not decide whether the last line is "
-                                             "the goal; no attempt was used.",
-                                             "每一步都成立，但无法判定最后一行是否为目标；未消耗作答次数。"),
+                                             "the goal; no attempt was used."),
                        "undecided", None, details)
-    return Verdict("incorrect", 0.0, msg("Every step follows, but the derivation does not reach the goal.",
-                                         "每一步都成立，但推导没有得到目标结果。"), "goal_not_reached", None,
+    return Verdict("incorrect", 0.0, msg("Every step follows, but the derivation does not reach the goal."),
+                   "goal_not_reached", None,
                    {**details, "goal_reached": False})
 
 
@@ -616,7 +602,7 @@ def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, An
     try:
         lines = parse_lines(raw_lines, spec)
     except AnswerParseError as err:
-        return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error",
+        return Verdict("invalid", 0.0, dict(err.texts), "parse_error",
                        details={"error": err.to_dict()})
     variables = spec.get("variables") or {}
     start = _parse_statement(str(spec["start"]), spec, params)
@@ -725,14 +711,13 @@ def _refuse(raw: Any) -> Verdict | None:
     if isinstance(raw, str):
         return None
     if not isinstance(raw, (list, tuple)) or not raw:
-        return invalid_verdict(AnswerParseError("Enter the derivation as one or more lines.", None,
-                                                zh="请逐行输入推导过程。"))
+        return invalid_verdict(AnswerParseError("Enter the derivation as one or more lines.", None))
     if len(raw) > MAX_LINES:
-        return invalid_verdict(AnswerParseError(f"At most {MAX_LINES} lines.", None, zh=f"最多 {MAX_LINES} 行。"))
+        return invalid_verdict(AnswerParseError("At most %(limit)s lines.", None, limit=MAX_LINES))
     for i, line in enumerate(raw):
         if not isinstance(line, str):
-            return invalid_verdict(AnswerParseError(f"Line {i + 1} is not text.", None, zh=f"第 {i + 1} 行不是文本。",
-                                                    field=f"answer[{i}]"))
+            return invalid_verdict(AnswerParseError("Line %(line)s is not text.", None, field=f"answer[{i}]",
+                                                    line=i + 1))
     return None
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ...i18n import join
 from ...params import PLACEHOLDER, substitute_text
 from ...verdict import AnswerParseError, SpecError, Verdict, msg
 from . import form as F
@@ -125,13 +126,8 @@ def is_given(stmt: tuple | None, start: tuple | None, goal: tuple | None) -> boo
     return stmt[0] == "eq" and all(side in given_sides for side in F.sides(stmt))
 
 
-_NO_STEPS = msg("Show your steps: every line is the start or the goal as given. Write the intermediate "
-                "lines that lead from the start to the goal.",
-                "请写出推导步骤：每一行都只是给定的起点或目标。请写出从起点到目标的中间各行。")
-
-
-def _names(missing: list[KeyStep]) -> tuple[str, str]:
-    return ("; ".join(k.feedback["en"] for k in missing), "；".join(k.feedback["zh"] for k in missing))
+def _names(missing: list[KeyStep]) -> dict[str, str] | str:
+    return join([k.feedback for k in missing])
 
 
 def judge(verdict: Verdict, lines: Sequence[Any], forms: Sequence[tuple | None], start: tuple | None,
@@ -142,7 +138,9 @@ def judge(verdict: Verdict, lines: Sequence[Any], forms: Sequence[tuple | None],
     if all(is_given(f, start, goal) for f in forms):
         details["own_steps"] = 0
         details["missing_milestones"] = [{"index": k.index, "expr": k.text, "feedback": k.feedback} for k in steps]
-        return Verdict("incorrect", 0.0, dict(_NO_STEPS), "no_steps", verdict.interpreted_as, details)
+        return Verdict("incorrect", 0.0, msg("Show your steps: every line is the start or the goal as given. Write "
+                                             "the intermediate lines that lead from the start to the goal."),
+                       "no_steps", verdict.interpreted_as, details)
     if not steps or verdict.status in ("invalid", "undecided"):
         return verdict
     checked = [ln_status == "ok" for ln_status in (s["status"] for s in details.get("steps", []))]
@@ -160,17 +158,17 @@ def judge(verdict: Verdict, lines: Sequence[Any], forms: Sequence[tuple | None],
     score = (found + (1 if chain_done else 0)) / (n + 1)
     if chain_done and not missing:
         return verdict
-    en, zh = _names(missing)
+    names = _names(missing)
     if chain_done:
         return Verdict("incorrect", score,
-                       msg(f"Every step follows and the goal is reached, but a key step is missing: {en}.",
-                           f"每一步都成立，也得到了目标，但缺少关键步骤：{zh}。"),
+                       msg("Every step follows and the goal is reached, but a key step is missing: %(steps)s.",
+                           steps=names),
                        "missing_key_steps", verdict.interpreted_as, details)
     verdict.score = score
     if missing:
-        fb = verdict.feedback or msg("", "")
-        verdict.feedback = msg(f"{fb.get('en', '')} Key steps not shown yet: {en}.".strip(),
-                               f"{fb.get('zh', '')} 尚未写出的关键步骤：{zh}。".strip())
+        fb = verdict.feedback or {}
+        key_steps = msg("Key steps not shown yet: %(steps)s.", steps=names)
+        verdict.feedback = {lang: f"{fb.get(lang, '')} {text}".strip() for lang, text in key_steps.items()}
     return verdict
 
 

@@ -29,12 +29,12 @@ class FreetextChecker(Kind):
 
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> str:
         if not isinstance(raw, str):
-            raise AnswerParseError("Expected text.", None, zh="需要文本。")
+            raise AnswerParseError("Expected text.", None)
         if len(raw) > MAX_CHARS:
-            raise AnswerParseError(f"The answer is too long (at most {MAX_CHARS} characters).", MAX_CHARS,
-                                   zh=f"答案过长（最多 {MAX_CHARS} 个字符）。")
+            raise AnswerParseError("The answer is too long (at most %(limit)s characters).", MAX_CHARS,
+                                   limit=MAX_CHARS)
         if "\x00" in raw:
-            raise AnswerParseError("The answer contains a null character.", raw.index("\x00"), zh="答案包含空字符。")
+            raise AnswerParseError("The answer contains a null character.", raw.index("\x00"))
         return raw.strip()
 
     def interpret(self, parsed: str, spec: Mapping[str, Any]) -> Interpretation:
@@ -45,8 +45,7 @@ class FreetextChecker(Kind):
 
     def grade(self, parsed: str, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
         return Verdict("undecided", 0.0,
-                       msg("Compare your answer with the key points of the solution.",
-                           "请将你的答案与参考答案的要点进行对照。"),
+                       msg("Compare your answer with the key points of the solution."),
                        "self_assessed", self.interpret(parsed, spec), {"chars": len(parsed)})
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:

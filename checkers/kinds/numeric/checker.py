@@ -85,7 +85,7 @@ class NumericChecker(Kind):
             details["rel_err"] = abs(a - b) / abs(b) if b else None
         judged = precision.judge(parsed, b, spec)
         if judged == "correct":
-            return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
+            return Verdict("correct", 1.0, msg("Correct."), None, interp, details)
 
         for m in spec.get("mistakes") or []:
             try:
@@ -97,11 +97,11 @@ class NumericChecker(Kind):
 
         if not math.isfinite(b) or not math.isfinite(a):
             if math.isnan(b):
-                fb = msg("Not quite: this quantity is undefined here (nan).", "不对：这里的量没有定义（nan）。")
+                fb = msg("Not quite: this quantity is undefined here (nan).")
             elif math.isinf(b):
-                fb = msg("Not quite: check whether the quantity is finite.", "不对：检查这个量是否有限。")
+                fb = msg("Not quite: check whether the quantity is finite.")
             else:
-                fb = msg("Expected a finite number.", "应为有限数值。")
+                fb = msg("Expected a finite number.")
             return Verdict("incorrect", 0.0, fb, "nonfinite", interp, details)
 
         if judged == "more_digits":
@@ -114,7 +114,7 @@ class NumericChecker(Kind):
         if hint is not None:
             note, fb = hint
             return Verdict("incorrect", 0.0, fb, note, interp, details)
-        return Verdict("incorrect", 0.0, msg("Not correct.", "不正确。"), None, interp, details)
+        return Verdict("incorrect", 0.0, msg("Not correct."), None, interp, details)
 
     def examples(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Examples:
         b = self.expected(spec, params)

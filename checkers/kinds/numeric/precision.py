@@ -122,10 +122,10 @@ def judge(parsed: c.TypedNumber, b: float, spec: Mapping[str, Any]) -> Literal["
     return "outside"
 
 
-def _unit(req: Requirement, n: int) -> tuple[str, str]:
+def _unit(req: Requirement, n: int) -> Message:
     if req.mode == "decimals":
-        return ("decimal place" if n == 1 else "decimal places"), "位小数"
-    return ("significant figure" if n == 1 else "significant figures"), "位有效数字"
+        return msg("decimal place") if n == 1 else msg("decimal places")
+    return msg("significant figure") if n == 1 else msg("significant figures")
 
 
 def _num(x: float) -> str:
@@ -136,29 +136,25 @@ def statement(spec: Mapping[str, Any]) -> Message:
     """The precision sentence shown under every numeric input, generated from the part's tolerance."""
     req = requirement(spec)
     if req.mode == "exact":
-        return msg("Give the exact value: no rounding is accepted.", "请给出精确值：不接受任何舍入。")
-    en_unit, zh_unit = _unit(req, req.digits)
+        return msg("Give the exact value: no rounding is accepted.")
+    unit = _unit(req, req.digits)
     if req.sigfigs is not None:
-        return msg(f"Give at least {req.digits} {en_unit} (graded to {req.digits} significant figures).",
-                   f"请至少给出 {req.digits} {zh_unit}（按 {req.digits} 位有效数字判分）。")
+        return msg("Give at least %(digits)s %(unit)s (graded to %(digits)s significant figures).",
+                   digits=req.digits, unit=unit)
     if req.mode == "decimals" and req.digits == 0:
-        return msg(f"Give a whole number (accepted within ±{_num(req.atol)} of the exact value).",
-                   f"请给出整数（与精确值相差不超过 ±{_num(req.atol)} 即可）。")
+        return msg("Give a whole number (accepted within ±%(atol)s of the exact value).", atol=_num(req.atol))
     if req.mode == "decimals":
-        return msg(f"Give at least {req.digits} {en_unit} (accepted within ±{_num(req.atol)} of the exact value).",
-                   f"请至少给出 {req.digits} {zh_unit}（与精确值相差不超过 ±{_num(req.atol)} 即可）。")
+        return msg("Give at least %(digits)s %(unit)s (accepted within ±%(atol)s of the exact value).",
+                   digits=req.digits, unit=unit, atol=_num(req.atol))
     pct = f"{req.rtol * 100:.3g} %"
-    return msg(f"Give at least {req.digits} {en_unit} (accepted within {pct} relative or "
-               f"{_num(req.atol)} absolute of the exact value).",
-               f"请至少给出 {req.digits} {zh_unit}（与精确值的相对误差在 {pct} 以内或绝对误差在 "
-               f"{_num(req.atol)} 以内即可）。")
+    return msg("Give at least %(digits)s %(unit)s (accepted within %(rtol)s relative or "
+               "%(atol)s absolute of the exact value).", digits=req.digits, unit=unit, rtol=pct, atol=_num(req.atol))
 
 
 def need_more_digits(req: Requirement) -> Message:
     """The grader's feedback for step 2 of the rule."""
-    en_unit, zh_unit = _unit(req, req.digits)
-    return msg(f"Too few digits to check: give at least {req.digits} {en_unit}.",
-               f"位数不够，无法判定：请至少给出 {req.digits} {zh_unit}。")
+    return msg("Too few digits to check: give at least %(digits)s %(unit)s.", digits=req.digits,
+               unit=_unit(req, req.digits))
 
 
 def warning(parsed: c.TypedNumber, spec: Mapping[str, Any]) -> Message | None:
@@ -167,8 +163,6 @@ def warning(parsed: c.TypedNumber, spec: Mapping[str, Any]) -> Message | None:
     typed = short_of(parsed, req)
     if typed is None:
         return None
-    en_typed, zh_typed = _unit(req, typed)
-    en_need, zh_need = _unit(req, req.digits)
-    return msg(f"{parsed.text} has {typed} {en_typed}; this part asks for at least {req.digits} {en_need}, "
-               f"so it may be marked too coarse.",
-               f"{parsed.text} 只有 {typed} {zh_typed}；本题要求至少 {req.digits} {zh_need}，可能会被判为精度不足。")
+    return msg("%(answer)s has %(typed)s %(typed_unit)s; this part asks for at least %(digits)s %(unit)s, "
+               "so it may be marked too coarse.", answer=parsed.text, typed=typed, typed_unit=_unit(req, typed),
+               digits=req.digits, unit=_unit(req, req.digits))

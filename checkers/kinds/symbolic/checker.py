@@ -18,6 +18,7 @@ from ...limits import GUARDED_CHECK_TIMEOUT
 from ...mathparse import parse_math
 from ...mathparse.symbols import canonical_name
 from ...params import PLACEHOLDER, substitute_text
+from ...i18n import N_
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
@@ -161,9 +162,8 @@ def _exact_to_many_digits(expected, answer, variables, budget: float) -> bool:
 def _inexact_decimal(decimals: tuple[str, ...], interp, details) -> Verdict:
     shown = ", ".join(decimals[:3])
     return Verdict("incorrect", 0.0,
-                   msg(f"A decimal ({shown}) is not the exact value: give the exact value "
-                       "(a fraction such as 1/3, or ln(2), sqrt(3), ...).",
-                       f"小数（{shown}）不是精确值：请给出精确值（如分数 1/3，或 ln(2)、sqrt(3) 等）。"),
+                   msg("A decimal (%(decimals)s) is not the exact value: give the exact value "
+                       "(a fraction such as 1/3, or ln(2), sqrt(3), ...).", decimals=shown),
                    "inexact-decimal", interp, details)
 
 
@@ -182,18 +182,16 @@ def _slip_hint(e, a, variables) -> tuple[str, dict[str, str]] | None:
         r0 = ratios[0]
         if all(abs(r - r0) <= 1e-7 * max(1.0, abs(r0)) for r in ratios):
             if abs(r0 + 1) < 1e-7:
-                return "wrong-sign", msg("Right up to the sign: check the sign.", "只差一个符号：请检查正负号。")
+                return "wrong-sign", msg("Right up to the sign: check the sign.")
             if abs(r0 - 2) < 1e-7 or abs(r0 - 0.5) < 1e-7:
-                return "factor-2", msg("Off by a factor of 2: check for a missing or extra 1/2.",
-                                       "相差 2 倍：检查是否漏掉或多乘了 1/2。")
+                return "factor-2", msg("Off by a factor of 2: check for a missing or extra 1/2.")
             if abs(r0 - 1) > 1e-6:  # a ratio of 1.000000000000001 is no "factor" worth naming
-                return "constant-factor", msg(f"Off by a constant factor (about {r0:.4g}).",
-                                              f"相差一个常数因子（约为 {r0:.4g}）。")
+                return "constant-factor", msg("Off by a constant factor (about %(factor)s).", factor=f"{r0:.4g}")
     if len(diffs) >= 3:
         d0 = diffs[0]
         if d0 != 0 and all(abs(d - d0) <= 1e-7 * max(1.0, abs(d0)) for d in diffs):
-            return "additive-constant", msg(f"Off by an additive constant (about {d0:.4g}).",
-                                            f"相差一个常数项（约为 {d0:.4g}）。")
+            return "additive-constant", msg("Off by an additive constant (about %(constant)s).",
+                                            constant=f"{d0:.4g}")
     return None
 
 
@@ -205,7 +203,7 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
     try:
         parsed = mp.parse_math(answer_text, variables, spec.get("functions") or {})
     except AnswerParseError as err:
-        return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error",
+        return Verdict("invalid", 0.0, dict(err.texts), "parse_error",
                        details={"error": err.to_dict()})
     interp = interpretation(parsed, spec)
     expected = parse_spec_expr(str(spec["expected"]), spec, params).expr
@@ -236,32 +234,28 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
         if near:
             return _inexact_decimal(decimals, interp, details)
     if res.outcome == "equal" and res.method == "precise":
-        return Verdict("correct", 1.0, msg("Correct.", "正确。"), None, interp, details)
+        return Verdict("correct", 1.0, msg("Correct."), None, interp, details)
     if res.outcome == "equal":
-        extra_en, extra_zh = "", ""
+        fb = msg("Correct.")
         if mode == "up_to_constant":
-            extra_en, extra_zh = " (up to an additive constant)", "（相差一个常数）"
+            fb = msg("Correct (up to an additive constant).")
         elif mode == "up_to_sign" and res.details.get("sign") == -1:
-            extra_en, extra_zh = " (up to sign)", "（相差一个符号）"
-        return Verdict("correct", 1.0, msg("Correct" + extra_en + ".", "正确" + extra_zh + "。"), None, interp, details)
+            fb = msg("Correct (up to sign).")
+        return Verdict("correct", 1.0, fb, None, interp, details)
     if res.outcome == "undecided":
-        why_en = {"timeout": "the check ran out of time",
-                  "too_few_points": "the expression could not be evaluated at enough points",
-                  "disagree": "numeric and symbolic checks disagree",
-                  "unproved": "it could not be proved"}.get(res.method, res.reason)
-        why_zh = {"timeout": "检查超时", "too_few_points": "无法在足够多的点上求值",
-                  "disagree": "数值检查与符号检查结果不一致", "unproved": "无法证明"}.get(res.method, res.reason)
+        why = {"timeout": N_("the check ran out of time"),
+               "too_few_points": N_("the expression could not be evaluated at enough points"),
+               "disagree": N_("numeric and symbolic checks disagree"),
+               "unproved": N_("it could not be proved")}.get(res.method)
         return Verdict("undecided", 0.0,
-                       msg(f"Could not decide whether this is correct ({why_en}); no attempt was used. "
-                           "Try writing it in a simpler form.",
-                           f"无法判定是否正确（{why_zh}），未消耗作答次数。请尝试写成更简单的形式。"),
+                       msg("Could not decide whether this is correct (%(why)s); no attempt was used. "
+                           "Try writing it in a simpler form.", why=msg(why) if why else res.reason),
                        "undecided", interp, details)
     # not equal: a known mistake first, then generic diagnosis
     if res.method == "form":
         return Verdict("incorrect", 0.0,
-                       msg("Equivalent, but not in the requested simplified form ("
-                           + "; ".join(res.details.get("form_problems", [])) + ").",
-                           "与答案等价，但不是所要求的化简形式。"),
+                       msg("Equivalent, but not in the requested simplified form (%(detail)s).",
+                           detail="; ".join(res.details.get("form_problems", []))),
                        "not_simplified", interp, {**details, "form_problems": res.details.get("form_problems")})
     for m in spec.get("mistakes") or []:
         try:
@@ -274,22 +268,20 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
     if hint is not None:
         note, fb = hint
         return Verdict("incorrect", 0.0, fb, note, interp, details)
-    return Verdict("incorrect", 0.0, msg("Not equivalent to the expected answer.", "与正确答案不等价。"),
+    return Verdict("incorrect", 0.0, msg("Not equivalent to the expected answer."),
                    None, interp, details)
 
 
 def timeout_verdict(timeout: float, interp: Interpretation | None = None) -> Verdict:
     return Verdict("undecided", 0.0,
-                   msg(f"The check did not finish within {timeout:g} s; no attempt was used. "
-                       "Try a simpler form of your answer.",
-                       f"检查未在 {timeout:g} 秒内完成，未消耗作答次数。请尝试更简单的写法。"),
+                   msg("The check did not finish within %(seconds)s s; no attempt was used. "
+                       "Try a simpler form of your answer.", seconds=f"{timeout:g}"),
                    "timeout", interp, {"timeout": timeout})
 
 
 def error_verdict(exc: BaseException, interp: Interpretation | None = None) -> Verdict:
     return Verdict("undecided", 0.0,
-                   msg("The checker could not process this answer; no attempt was used.",
-                       "检查程序无法处理这个答案，未消耗作答次数。"),
+                   msg("The checker could not process this answer; no attempt was used."),
                    "checker_error", interp, {"error": type(exc).__name__})
 
 
@@ -300,7 +292,7 @@ def run_guarded(fn, *args, timeout: float = GUARDED_CHECK_TIMEOUT, interp: Inter
     except sandbox.TaskTimeout:
         return timeout_verdict(timeout, interp)
     except AnswerParseError as err:
-        return Verdict("invalid", 0.0, msg(err.message, err.message_zh), "parse_error", interp,
+        return Verdict("invalid", 0.0, dict(err.texts), "parse_error", interp,
                        {"error": err.to_dict()})
     except SpecError:
         raise  # a malformed part is the author's error and must be seen
@@ -348,8 +340,7 @@ class SymbolicChecker(Kind):
         ``undecided`` and costs no attempt). Non-text is refused here: it could not be graded anyway,
         and arbitrary objects need not even survive the trip to a worker."""
         if not isinstance(raw, str):
-            return invalid_verdict(AnswerParseError("Expected a maths expression as text.", None,
-                                                    zh="需要以文本输入的数学表达式。"))
+            return invalid_verdict(AnswerParseError("Expected a maths expression as text.", None))
         limit = timeout or GRADE_TIMEOUT
         # The layers stop themselves well before the hard limit, so a slow-but-finishing check still
         # returns its own reasoned verdict instead of a bare time-out.
@@ -372,7 +363,7 @@ class SymbolicChecker(Kind):
 
     def parse(self, raw: Any, spec: Mapping[str, Any]):
         if not isinstance(raw, str):
-            raise AnswerParseError("Expected a maths expression as text.", None, zh="需要以文本输入的数学表达式。")
+            raise AnswerParseError("Expected a maths expression as text.", None)
         return _parser().parse_math(raw, spec.get("variables") or {}, spec.get("functions") or {})
 
     def interpret(self, parsed, spec: Mapping[str, Any]) -> Interpretation:
