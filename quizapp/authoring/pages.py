@@ -164,20 +164,24 @@ def _seed_arg(raw: Any) -> int:
 
 def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
     """The learner's view of variant ``seed`` plus the solution, every text through quizapp.rendering."""
-    from checkers.bank import public_view, solution_view
+    from checkers.bank import params_for, public_view, solution_view
+    from checkers.bank.variants import part_hints
 
     view = public_view(data, seed, lang)
+    params = params_for(data, seed)
+    # the author sees every hint at once (learners get them one at a time, on request)
+    hints = {dp["id"]: part_hints(dp, lang, params) for dp in data.get("parts") or []}
     sol = solution_view(data, seed, lang)
     with force_locale(lang):  # the preview's labels follow its own language, not the page's
         labels = {"expected": gettext("Expected:"), "solution": gettext("Solution"),
                   "pitfalls": gettext("Pitfalls")}
-        part_labels = [gettext("Part %(id)s", id=p.get("id")) for p in view.get("parts") or []]
+        part_labels = [p.get("title") or gettext("Part %(n)s", n=i + 1) for i, p in enumerate(view.get("parts") or [])]
     parts = []
     for p, label in zip(view.get("parts") or [], part_labels):
         parts.append({
             "id": p.get("id"), "kind": p.get("kind"), "label": label,
             "prompt_html": render_markdown(p.get("prompt") or ""),
-            "hint_html": render_markdown(p["hint"]) if p.get("hint") else None,
+            "hints_html": [render_markdown(h) for h in hints.get(p.get("id"), [])],
             "options": [{"id": str(o.get("id")), "text_html": render_inline(o.get("text") or "")}
                         for o in p.get("options") or []],
         })
