@@ -36,7 +36,16 @@ SCHEMAS: dict[str, Any] = {
                      "description": "a question file (see docs/question-format.md)", "additionalProperties": True},
     "SelfTestFailure": {"type": "object", "properties": {
         "part": {"type": ["string", "null"]}, "seed": {"type": ["integer", "null"]},
-        "reason": {"type": "string"}, "field": {"type": ["string", "null"]}, "file": {"type": "string"}}},
+        "reason": {"type": "string"}, "field": {"type": ["string", "null"]}, "file": {"type": "string"},
+        "seeds": {"type": "array", "items": {"type": "integer"}, "description": "every seed the failure occurs on"},
+        "count": {"type": ["integer", "null"]},
+        "check": {"type": ["string", "null"], "description": "the check that failed (schema, expression, "
+                                                              "expected, correct-example, known-mistake, ...)"},
+        "expected": {"type": ["string", "null"]}, "computed": {"type": ["string", "null"]},
+        "line": {"type": "integer", "description": "1-based line in the YAML"},
+        "column": {"type": "integer", "description": "1-based column in the YAML"},
+        "expr_column": {"type": ["integer", "null"], "description": "1-based column inside the expression"},
+        "source_line": {"type": "string"}}},
     "SelfTestReport": {"type": ["object", "null"], "properties": {
         "ok": {"type": "boolean"}, "seeds": {"type": "integer", "minimum": 20},
         "failures": {"type": "array", "items": _ref("SelfTestFailure")}}},
@@ -47,7 +56,8 @@ SCHEMAS: dict[str, Any] = {
         "source": {"type": ["string", "null"]}, "created_by": {"type": ["string", "null"]},
         "created_at": {"type": ["string", "null"]}, "published_at": {"type": ["string", "null"]},
         "retired_at": {"type": ["string", "null"]}, "selftest": _ref("SelfTestReport"),
-        "data": _ref("QuestionFile"), "publishable": {"type": "boolean"}, "created": {"type": "boolean"}}},
+        "data": _ref("QuestionFile"), "publishable": {"type": "boolean"}, "created": {"type": "boolean"},
+        "yaml": {"type": "string", "description": "the version's YAML as the author wrote it"}}},
     "VersionList": {"type": "object", "properties": {
         "question_id": {"type": "string"}, "versions": {"type": "array", "items": _ref("QuestionVersion")}}},
     "PublishRequest": {"type": "object", "properties": {"version": {"type": "integer"}},

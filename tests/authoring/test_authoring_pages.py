@@ -61,7 +61,11 @@ def test_authoring_editor_save_publish_retire(authoring_client, authoring_passwo
     r = c.post("/author/preview", json={"yaml": text, "seed": 4}, headers={"X-CSRF-Token": csrf})
     assert r.get_json()["ok"] and "preview-title" in r.get_json()["html"]
     assert c.post("/author/preview", json={"yaml": text}).status_code == 403
+    # retiring asks first: without the confirmation the question stays published
     r = c.post("/author/q/auth-page-q/retire", data={"csrf_token": csrf})
+    assert r.status_code == 200 and b'id="confirm-retire"' in r.data
+    assert c.get("/api/v1/questions/auth-page-q?variant=0").status_code == 200
+    r = c.post("/author/q/auth-page-q/retire", data={"csrf_token": csrf, "confirm": "yes"})
     assert r.status_code == 302
     assert c.get("/api/v1/questions/auth-page-q?variant=0").status_code == 404
 
