@@ -59,6 +59,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(figures_blueprint())
     from .mock import blueprint as mock_blueprint  # mock interviews: a timed set, solutions at the end
     app.register_blueprint(mock_blueprint())
+    from .appearance import bp as appearance_bp  # the light / dark switch (a cookie; no script)
+    app.register_blueprint(appearance_bp)
 
     try:
         from .web import bp as web_bp  # the learner's browser pages
