@@ -177,3 +177,51 @@ def test_theme_switch_is_no_open_redirect(a11y_server):
     assert _safe_next("//evil.example/x") == _safe_next("https://evil.example") == _safe_next(None) == "/"
     assert _safe_next("/\\\\evil.example") == "/"
     assert _safe_next("/find?q=clip") == "/find?q=clip"
+
+
+def test_search_next_and_a_three_question_mock_in_chromium(a11y_server, a11y_browser):
+    """The learner's way through the pages: search by a Chinese and an English word, walk the filtered
+    list with Next, and a three-question mock interview that ends with its report."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = a11y_browser
+    driver.set_window_size(*WIDTHS["phone"])
+
+    def results() -> list[str]:
+        return [li.get_attribute("data-qid") for li in driver.find_elements(By.CSS_SELECTOR, "#find-results li")]
+
+    for word, expected in (("硬币", ["disc-kl-coins"]), ("clipped", ["disc-clip-by-hand"])):
+        driver.get(a11y_server + "/")
+        box = driver.find_element(By.ID, "home-q")
+        box.send_keys(word)
+        box.submit()
+        testing.wait_for(driver, lambda d: "/find" in d.current_url, "the find page", 20)
+        assert results() == expected, word
+
+    driver.get(a11y_server + "/find")
+    Select(driver.find_element(By.ID, "find-tag")).select_by_value("kl-divergence")
+    driver.find_element(By.CSS_SELECTOR, "#find-form button[type=submit]").click()
+    testing.wait_for(driver, lambda d: "tag=kl-divergence" in d.current_url, "the filtered list", 20)
+    listed = results()
+    assert listed == ["disc-kl-coins", "disc-kl-tokens"]
+    driver.find_element(By.CSS_SELECTOR, f'#find-results a[href^="/questions/{listed[0]}"]').click()
+    testing.wait_for(driver, lambda d: f"/questions/{listed[0]}?variant=" in d.current_url, "question 1", 20)
+    driver.find_element(By.ID, "walk-next").click()
+    testing.wait_for(driver, lambda d: f"/questions/{listed[1]}?variant=" in d.current_url, "next question", 20)
+
+    driver.get(a11y_server + "/mock")
+    Select(driver.find_element(By.ID, "mock-length")).select_by_value("3")
+    driver.find_element(By.CSS_SELECTOR, "#mock-setup button[type=submit]").click()
+    for n in (1, 2, 3):
+        testing.wait_for(driver, lambda d: d.current_url.endswith(f"/mock/{n}"), f"mock question {n}", 20)
+        assert driver.find_elements(By.CSS_SELECTOR, "#mock-question") and not driver.find_elements(By.ID, "mock-total")
+        driver.find_element(By.ID, "a-a").send_keys("0.5")
+        driver.find_element(By.CSS_SELECTOR, 'input[name="a-b"][value="no"]').click()
+        driver.find_element(By.ID, "mock-submit").click()
+    testing.wait_for(driver, lambda d: d.current_url.endswith("/mock/report"), "the report", 20)
+    assert driver.find_element(By.ID, "mock-total").text.startswith("Score ")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#mock-items > li")) == 3
+    assert driver.find_elements(By.CSS_SELECTOR, "#mock-topics tbody tr")
+    assert _axe(driver) == []
+    driver.save_screenshot(str(SHOTS / "mock-report-phone.png"))
