@@ -121,7 +121,7 @@ class ArrayChecker(Kind):
         try:
             _shape(value)
         except ValueError as exc:
-            raise AnswerParseError("%(where)s: rows of different lengths.", None, where=exc.args[1]) from None
+            raise AnswerParseError("%(detail)s: rows of different lengths.", None, detail=exc.args[1]) from None
         return value
 
     def interpret(self, parsed: list, spec: Mapping[str, Any]) -> Interpretation:
