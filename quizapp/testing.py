@@ -208,10 +208,16 @@ def headless_chromium(*, window_size: tuple[int, int] = (1280, 900), extra_args:
 
 
 def wait_for(driver, condition, message: str, timeout: float = 20):
-    """``WebDriverWait(...).until(condition, message)``, polling every 0.1 s."""
+    """``WebDriverWait(...).until(condition, message)``, polling every 0.1 s.
+
+    A page that replaces the element between finding it and reading it (a live preview swapping its panel)
+    is "not yet", not a failure: the condition is polled again.
+    """
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
 
 
 def author_login(client, username: str, password: str) -> str:
