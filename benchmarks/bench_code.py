@@ -7,7 +7,10 @@
    every run pays the sandbox. The first run (the template starting and importing torch) is shown apart.
 2. The bare fork of a sealed child that returns at once, the floor under every submission.
 3. ``--concurrency`` submissions at once from threads: wall time and per-submission latency.
-4. Resident memory (RSS) of the template process.
+4. Page requests while code is graded: a live service (waitress, in process) answers GETs of the question
+   list while ``--concurrency`` clients post code checks; p50/p99 of those GETs, and of the same GETs with
+   no code load, in the same run.
+5. Resident memory (RSS) of the template process.
 """
 
 from __future__ import annotations
@@ -32,6 +35,52 @@ ROOT = Path(__file__).resolve().parents[1]
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def page_latency_under_code_load(source: str, concurrency: int, gets: int = 200) -> None:
+    import json
+    import tempfile
+    import threading
+    import urllib.request
+
+    from quizapp import testing
+
+    def get(url: str) -> float:
+        t = time.perf_counter()
+        with urllib.request.urlopen(url, timeout=60) as r:
+            r.read()
+        return time.perf_counter() - t
+
+    def post_check(base: str) -> None:
+        body = json.dumps({"function": "kl.k3", "source": source}).encode()
+        req = urllib.request.Request(f"{base}/api/v1/check/code", data=body,
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(req, timeout=120) as r:
+            r.read()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = testing.make_app(Path(tmp))
+        testing.load_sample(app)
+        with testing.serve_in_thread(app, threads=concurrency + 4) as base:
+            list_url = f"{base}/api/v1/questions"
+            get(list_url)
+            quiet = [get(list_url) for _ in range(gets)]
+            stop = threading.Event()
+
+            def hammer() -> None:
+                while not stop.is_set():
+                    post_check(base)
+
+            workers = [threading.Thread(target=hammer, daemon=True) for _ in range(concurrency)]
+            for w in workers:
+                w.start()
+            loaded = [get(list_url) for _ in range(gets)]
+            stop.set()
+            for w in workers:
+                w.join(120)
+    print(f"GET /api/v1/questions, quiet: p50 {pct(quiet, 50) * 1000:.1f} ms, p99 {pct(quiet, 99) * 1000:.1f} ms; "
+          f"while {concurrency} clients post code checks: p50 {pct(loaded, 50) * 1000:.1f} ms, "
+          f"p99 {pct(loaded, 99) * 1000:.1f} ms")
 
 
 def main() -> None:
@@ -69,6 +118,8 @@ def main() -> None:
         wall = time.perf_counter() - t
     print(f"{args.concurrency} concurrent: {len(lat)} submissions in {wall:.2f} s, "
           f"p50 {statistics.median(lat) * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms")
+
+    page_latency_under_code_load(part["solution"], args.concurrency)
 
     pid = coderun.runner._TEMPLATE.proc.pid
     rss = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmRSS"))
