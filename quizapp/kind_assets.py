@@ -13,6 +13,8 @@ from typing import Any, Iterable
 
 from flask import Blueprint, Flask, abort, send_file, url_for
 from jinja2 import BaseLoader, TemplateNotFound
+from checkers.kinds import all_kinds, get_kind
+from checkers.verdict import SpecError
 
 PREFIX = "kinds/"
 
@@ -20,9 +22,6 @@ bp = Blueprint("kinds", __name__, url_prefix="/assets/kinds")  # beside the stat
 
 
 def _kind(name: Any):
-    from checkers.kinds import get_kind
-    from checkers.verdict import SpecError
-
     try:
         return get_kind(name)
     except SpecError:
@@ -46,8 +45,6 @@ class KindTemplateLoader(BaseLoader):
         return path.read_text(encoding="utf-8"), str(path), lambda: path.is_file() and path.stat().st_mtime == mtime
 
     def list_templates(self) -> list[str]:
-        from checkers.kinds import all_kinds
-
         return sorted(f"{PREFIX}{k.name}/{p.name}" for k in all_kinds() for p in k.folder.glob("*.html"))
 
 

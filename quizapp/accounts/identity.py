@@ -8,11 +8,14 @@ bearer header that is malformed, unknown or revoked is a 401 on the endpoints th
 
 from __future__ import annotations
 
-from flask import Flask, g, request
+from flask import Flask, current_app, g, request
 from flask_login import LoginManager, UserMixin, current_user
+from itsdangerous import BadSignature
 
 from ..db import get_session
 from ..models import LearnerAccount
+from ..auth.guard import current_principal
+from ..learners import _serializer, _valid_id
 
 #: Blueprints whose endpoints accept a learner's personal token (the learner API, questions, checks).
 TOKEN_BLUEPRINTS = ("api", "learning_api", "accounts_api")
@@ -40,8 +43,6 @@ def _identify() -> None:
         return
     blueprint = endpoint.rpartition(".")[0]
     if blueprint in TOKEN_BLUEPRINTS and request.headers.get("Authorization") is not None:
-        from ..auth.guard import current_principal
-
         principal = current_principal()  # raises Unauthorized (401) for a malformed/unknown/revoked token
         if principal is not None:
             g._learner_id = principal.learner_id
@@ -69,11 +70,6 @@ def setup(app: Flask) -> None:
 
 def cookie_learner_id() -> str | None:
     """The anonymous learner of the signed cookie, if any (its data moves to the account at sign-in)."""
-    from flask import current_app
-    from itsdangerous import BadSignature
-
-    from ..learners import _serializer, _valid_id
-
     raw = request.cookies.get(current_app.config["LEARNER_COOKIE"])
     if not raw:
         return None

@@ -14,6 +14,7 @@ import io
 import re
 import uuid
 from typing import Any
+import json
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -24,6 +25,7 @@ from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
 from ..models import ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, utcnow
 from ..timeutil import iso_utc
+from ..learning.review import card_view
 
 EMAIL_MAX = 254
 # One @, a non-empty local part without spaces, a domain with a dot: enough to catch typos; the address
@@ -147,8 +149,6 @@ CSV_COLUMNS = ("attempt_id", "created_at", "question_id", "version_id", "variant
 
 def export(session: Session, learner_id: str) -> dict[str, Any]:
     """Everything stored about the learner: account, attempts (answers and verdicts), review cards, tokens."""
-    from ..learning.review import card_view
-
     account = account_of(session, learner_id)
     attempts = session.scalars(select(Attempt).where(Attempt.learner_id == learner_id)
                                .order_by(Attempt.created_at, Attempt.id))
@@ -166,8 +166,6 @@ def export(session: Session, learner_id: str) -> dict[str, Any]:
 
 def export_csv(data: dict[str, Any]) -> str:
     """The attempts of :func:`export` as CSV (answers as JSON text, part statuses as ``a=correct;b=...``)."""
-    import json
-
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)

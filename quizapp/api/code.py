@@ -13,16 +13,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from checkers.bank import params_for
+from checkers.kinds.base import get_kind
+from checkers.kinds.code import learner_name
+from checkers.kinds.code.cases import is_tensor_param
+from checkers.reference import describe, names
+from checkers.verdict import AnswerShapeError
+
 from ..errors import PayloadTooLarge, ValidationError
 from . import bp
 from .helpers import check_unknown, field, json_body, ok, request_lang
 from .questions import _part, _question, _verdict_body
+from ..services import attempts as attempt_service
 
 
 def _accept(kind: Any, value: Any, name: str) -> Any:
     """The kind's shape check of an answer, its refusal as the API's error envelope naming ``name``."""
-    from checkers.verdict import AnswerShapeError
-
     try:
         return kind.accept(value, name)
     except AnswerShapeError as exc:
@@ -33,9 +39,6 @@ def _accept(kind: Any, value: Any, name: str) -> Any:
 def code_spec(body: dict) -> dict[str, Any]:
     """The ``code`` part a stand-alone check grades against, from the request's fields (422 naming the
     field for an unknown function, output or convention, or a function that needs a scalar argument)."""
-    from checkers.kinds.code.cases import is_tensor_param
-    from checkers.reference import describe, names
-
     function = field(body, "function", str)
     if function not in names():
         raise ValidationError(f"unknown engine function {function!r} (GET /api/v1/reference lists them)",
@@ -69,9 +72,6 @@ def code_spec(body: dict) -> dict[str, Any]:
 
 @bp.post("/check/code")
 def check_code():
-    from checkers.kinds.base import get_kind
-    from checkers.kinds.code import learner_name
-
     body = json_body()
     check_unknown(body, {"function", "source", "convention", "outputs", "lang"})
     lang = request_lang(body)
@@ -95,11 +95,6 @@ def check_code():
 
 @bp.post("/questions/<qid>/check")
 def check_part(qid: str):
-    from checkers.bank import params_for
-    from checkers.kinds.base import get_kind
-
-    from ..services import attempts as attempt_service
-
     row = _question(qid)
     body = json_body()
     check_unknown(body, {"variant", "part", "answer", "lang"})

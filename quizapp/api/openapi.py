@@ -10,6 +10,8 @@ from typing import Any
 
 from checkers.limits import MAX_TEXT
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS
+from checkers.kinds import kind_names
+from checkers.reference.registry import names as engine_names
 
 from . import bp
 from .helpers import ok
@@ -316,15 +318,11 @@ _merge_practice(PATHS, SCHEMAS)
 def _schemas() -> dict[str, Any]:
     """The schemas, with the part kinds read from the registry when the document is served (so a kind
     registered after import is listed too)."""
-    from checkers.kinds import kind_names
-
     schemas = dict(SCHEMAS)
     part = dict(schemas["PublicPart"])
     part["properties"] = {**part["properties"], "kind": {"type": "string", "enum": kind_names()}}
     schemas["PublicPart"] = part
     # A code exercise implements one engine function: the names the server accepts, from the registry.
-    from checkers.reference.registry import names as engine_names
-
     code = dict(schemas["CodeCheckRequest"])
     code["properties"] = {**code["properties"],
                           "function": {**code["properties"]["function"], "enum": engine_names()}}

@@ -19,6 +19,10 @@ from . import bp
 from .helpers import check_unknown, field, json_body, ok, query_int, request_lang
 
 from flask import request
+from checkers import grading
+from checkers.bank import VARIANT_MAX, public_view
+from checkers.verdict import AnswerParseError, SpecError
+from ..learning.hooks import after_attempt
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
 DOMAINS = ("probability",)  # the API offers the one named domain; flags cover the others
@@ -56,8 +60,6 @@ def _question(qid: str) -> dict:
 
 @bp.get("/questions/<qid>")
 def get_question(qid: str):
-    from checkers.bank import VARIANT_MAX, public_view
-
     lang = request_lang()
     row = _question(qid)
     variant = query_int("variant")
@@ -81,8 +83,6 @@ def _part(row: dict, body: dict) -> dict:
 
 @bp.post("/questions/<qid>/validate")
 def validate_answer(qid: str):
-    from checkers import grading
-
     row = _question(qid)
     body = json_body()
     check_unknown(body, {"variant", "part", "answer", "lang"})
@@ -118,7 +118,6 @@ def submit_attempt(qid: str):
         raise ValidationError("variant is required (the variant you were shown)", "variant", code="missing_field")
     answers = field(body, "answers", dict)
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang)
-    from ..learning.hooks import after_attempt  # spaced review: the attempt rates the learner's card
     result["review"] = after_attempt(session, result["attempt_id"])
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
@@ -206,8 +205,6 @@ def _verdict_body(verdict: Any, lang: str) -> dict[str, Any]:
 
 
 def _checker_input_error(exc: Exception, default_field: str):
-    from checkers.verdict import AnswerParseError
-
     if isinstance(exc, AnswerParseError):
         return ValidationError(exc.message, exc.field or default_field, code="unparseable",
                                extra={"column": exc.column})
@@ -216,9 +213,6 @@ def _checker_input_error(exc: Exception, default_field: str):
 
 @bp.post("/check/symbolic")
 def check_symbolic():
-    from checkers import grading
-    from checkers.verdict import AnswerParseError, SpecError
-
     body = json_body()
     check_unknown(body, {"expected", "answer", "variables", "mode", "constants", "decimals", "lang"})
     lang = request_lang(body)
@@ -251,9 +245,6 @@ def check_symbolic():
 
 @bp.post("/check/derivation")
 def check_derivation():
-    from checkers import grading
-    from checkers.verdict import AnswerParseError, SpecError
-
     body = json_body()
     check_unknown(body, {"steps", "start", "goal", "variables", "functions", "milestones", "lang"})
     lang = request_lang(body)

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from flask import current_app
+from checkers import reference
 
 from ..config import REFERENCE_MAX_ELEMENTS as MAX_ELEMENTS
 from ..errors import NotFound, PayloadTooLarge, ValidationError
@@ -22,7 +23,6 @@ NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.i
 
 
 def _engine():
-    from checkers import reference
     return reference
 
 

@@ -5,6 +5,7 @@ a session). A session works for the API only with its CSRF token in ``X-CSRF-Tok
 """
 
 from __future__ import annotations
+from datetime import datetime, timezone
 
 from flask import g, request, session
 
@@ -12,6 +13,7 @@ from ..db import get_session
 from .accounts import Principal, principal_for_session, resolve_token
 from .csrf import check_csrf
 from ..errors import Forbidden, Unauthorized
+from ..models import ApiToken
 
 SESSION_USER = "author_id"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -61,9 +63,6 @@ def require_author() -> Principal:
     if not principal.is_author:
         raise Forbidden("author rights required", None, code="not_an_author")
     if principal.via == "token" and principal.token_id is not None:
-        from datetime import datetime, timezone
-
-        from ..models import ApiToken
         db = get_session()
         row = db.get(ApiToken, principal.token_id)
         if row is not None:

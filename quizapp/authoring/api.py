@@ -16,12 +16,14 @@ import json
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
+from checkers.bank import BankError
 
 from ..api.helpers import check_unknown, field, json_body, limit_small_bodies, ok
 from ..auth import require_author
 from ..db import get_session
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from . import service
+from .yamlsafe import parse_yaml
 
 bp = Blueprint("authoring_api", __name__, url_prefix="/api/v1")
 
@@ -58,9 +60,6 @@ def question_body() -> Any:
     """The question structure from a JSON or YAML body (by Content-Type)."""
     mimetype = request.mimetype or ""
     if mimetype in YAML_TYPES:
-        from checkers.bank import BankError
-        from .yamlsafe import parse_yaml
-
         try:
             return parse_yaml(_yaml_text(), "body")
         except BankError as exc:

@@ -17,10 +17,14 @@ import sys
 
 import click
 from flask.cli import with_appcontext
+from . import service
+from ..auth import AccountError, create_author, create_token, list_tokens, revoke_token
+from ..auth.accounts import iso, learner_for_username
+from ..db import get_session
+from ..errors import ServiceError
 
 
 def _session():
-    from ..db import get_session
     return get_session()
 
 
@@ -31,8 +35,6 @@ def _session():
 @with_appcontext
 def create_author_command(username: str, password_stdin: bool, role: str) -> None:
     """Create an author account (a learners row with role author plus a password)."""
-    from ..auth import AccountError, create_author
-
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
@@ -50,9 +52,6 @@ def create_author_command(username: str, password_stdin: bool, role: str) -> Non
 @with_appcontext
 def create_token_command(username: str, name: str | None) -> None:
     """Create an API token for USERNAME; it is printed once and only its hash is kept."""
-    from ..auth import AccountError, create_token
-    from ..auth.accounts import learner_for_username
-
     learner = learner_for_username(_session(), username)
     if learner is None:
         raise click.ClickException(f"no account {username!r}")
@@ -69,9 +68,6 @@ def create_token_command(username: str, name: str | None) -> None:
 @with_appcontext
 def list_tokens_command(username: str) -> None:
     """List USERNAME's tokens (never the tokens themselves)."""
-    from ..auth import list_tokens
-    from ..auth.accounts import iso, learner_for_username
-
     learner = learner_for_username(_session(), username)
     if learner is None:
         raise click.ClickException(f"no account {username!r}")
@@ -86,8 +82,6 @@ def list_tokens_command(username: str) -> None:
 @with_appcontext
 def revoke_token_command(token_id: int) -> None:
     """Revoke API token TOKEN_ID."""
-    from ..auth import AccountError, revoke_token
-
     try:
         revoke_token(_session(), token_id)
     except AccountError as exc:
@@ -103,9 +97,6 @@ def revoke_token_command(token_id: int) -> None:
 def import_command(directory: str, draft: bool, seeds: int) -> None:
     """Import question files (the layout of questions/): every file is validated and self-tested first;
     any failure imports nothing."""
-    from ..errors import ServiceError
-    from . import service
-
     try:
         summary = service.import_files(_session(), service.files_from_dir(directory), None,
                                        publish_now=not draft, seeds=seeds)
@@ -122,9 +113,6 @@ def import_command(directory: str, draft: bool, seeds: int) -> None:
 @with_appcontext
 def regrade_command(attempt_id: str) -> None:
     """Re-grade a stored attempt against the version it answered; exit 1 if a verdict differs."""
-    from ..errors import ServiceError
-    from . import service
-
     try:
         result = service.regrade(_session(), attempt_id)
     except ServiceError as exc:
@@ -140,8 +128,6 @@ def regrade_command(attempt_id: str) -> None:
 @with_appcontext
 def selftest_stored_command(seeds: int, all_versions: bool) -> None:
     """Self-test every stored version that has no report yet and store the report; exit 1 on a failure."""
-    from . import service
-
     rows = service.selftest_unchecked(_session(), seeds=seeds, only_published=not all_versions)
     for r in rows:
         click.echo(f"{r['question_id']} v{r['version']}: {'ok' if r['ok'] else str(r['failures']) + ' failure(s)'}")

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+import re
 
 from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session,
                    url_for)
 from markupsafe import Markup
+from checkers.bank import BankError, params_for, public_view, solution_view
+from checkers.bank.variants import part_hints
 
 from ..auth import (AccountError, authenticate_password, check_csrf, create_token, csrf_token, list_tokens,
                     revoke_token)
@@ -28,6 +31,7 @@ from ..headers import set_security_headers
 from ..rendering import render_inline, render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
 from . import service
+from .yamlsafe import parse_yaml
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
                static_folder="../static", static_url_path="/static")
@@ -164,9 +168,6 @@ def _seed_arg(raw: Any) -> int:
 
 def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
     """The learner's view of variant ``seed`` plus the solution, every text through quizapp.rendering."""
-    from checkers.bank import params_for, public_view, solution_view
-    from checkers.bank.variants import part_hints
-
     view = public_view(data, seed, lang)
     params = params_for(data, seed)
     # the author sees every hint at once (learners get them one at a time, on request)
@@ -212,8 +213,6 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
     seed = _seed_arg(request.values.get("seed", 0))
     lang = norm_lang(request.values.get("lang")) or "en"  # the preview's language (its own select)
     preview, preview_error = None, None
-    from checkers.bank import BankError
-    from .yamlsafe import parse_yaml
     try:
         data = parse_yaml(text, "editor")
     except BankError as exc:
@@ -250,8 +249,6 @@ def _seeds() -> int:
 
 def _yaml_error(exc) -> dict[str, Any]:
     """A YAML syntax error as a failure with its line and column (the loader's "line L, column C")."""
-    import re
-
     failure: dict[str, Any] = {"part": None, "seed": None, "check": "yaml", "reason": f"{exc.field}: {exc.problem}"}
     m = re.match(r"line (\d+), column (\d+)", exc.field or "")
     if m:
@@ -261,9 +258,6 @@ def _yaml_error(exc) -> dict[str, Any]:
 
 @bp.post("/save")
 def save():
-    from checkers.bank import BankError
-    from .yamlsafe import parse_yaml
-
     # browsers send a textarea's lines with CRLF; the author's file has the newlines the editor shows
     text = request.form.get("yaml", "").replace("\r\n", "\n")
     qid = request.form.get("qid") or None
@@ -376,9 +370,6 @@ def help_page():
 @bp.post("/preview")
 def preview():
     """``{"yaml", "seed", "lang"}`` -> ``{"ok", "html" | "error"}`` (the preview panel, sanitised)."""
-    from checkers.bank import BankError
-    from .yamlsafe import parse_yaml
-
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("yaml"), str) or len(body["yaml"]) > PREVIEW_MAX_CHARS:
         return jsonify({"error": {"code": "invalid_field", "message": gettext("yaml must be a string"),

@@ -15,14 +15,26 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
+import difflib
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+from checkers import grading
+from checkers.bank import (BankError, content_hash, distinct_failures, dump_question, params_for, public_view,
+                           question_files, selftest, validate_question)
+from checkers.kinds import get_kind
+from checkers.mathparse import evaluate_numeric
+from checkers.params import resolve_value, substitute_text
+from checkers.verdict import AnswerParseError, SpecError
 
 from ..errors import Conflict, NotFound, ValidationError
 from ..models import Attempt, AuthorCredential, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
 from ..timeutil import iso_utc
+from ..services.answers import json_safe
+from ..services.attempts import grade_answers
+from .yamlsafe import parse_yaml
+from .yamltext import line_excerpt, locate, with_top_key
 
 MIN_SEEDS = 20
 MAX_IMPORT_FILES = 2000
@@ -58,8 +70,6 @@ def validate(data: Any, file: Any = None, text: str | None = None) -> None:
 def locate_failures(text: str, failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Add ``line``/``column`` (1-based, in ``text``) to each failure with a ``field``; an expression's
     failure (``expr_column``) points at the character inside the expression."""
-    from .yamltext import line_excerpt, locate
-
     for f in failures:
         where = locate(text, f.get("field")) if f.get("field") else None
         if where is None:
@@ -91,11 +101,6 @@ def expression_failures(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Parse every numeric expression with the first variant's parameters: a syntax error is reported once,
     naming the part, the field and the column inside the expression (``expr_column``, 1-based), next to the
     self-test's per-seed "cannot be computed" that the same error causes."""
-    from checkers.bank import params_for
-    from checkers.mathparse import evaluate_numeric
-    from checkers.params import substitute_text
-    from checkers.verdict import AnswerParseError
-
     try:
         params = params_for(data, 0)
     except Exception:  # noqa: BLE001 - parameters that do not generate are the self-test's to report
@@ -122,8 +127,6 @@ def expression_failures(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _validate(data: Any, file: Any = None) -> None:
-    from checkers.bank import BankError, validate_question
-
     if not isinstance(data, dict):
         raise ValidationError("a question must be a mapping (the structure of a question file)", None,
                               code="invalid_question",
@@ -145,8 +148,6 @@ def _validate(data: Any, file: Any = None) -> None:
 
 def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str, Any]:
     """The self-test over ``seeds`` (>= 20) variants: {"ok", "seeds", "checks", "failures"}."""
-    from checkers.bank import distinct_failures, selftest
-
     seeds = max(int(seeds), MIN_SEEDS)
     report = selftest(data, seeds=range(seeds))
     failures = [{k: f.get(k) for k in ("part", "seed", "reason", "status", "seeds", "expected", "computed")}
@@ -181,9 +182,6 @@ def _check_of(reason: str) -> str:
 
 def _mistakes_are_answers(kind: Any) -> bool:
     """Whether the kind's known mistakes are answers that can be graded (its ``mistake_answers``)."""
-    from checkers.kinds import get_kind
-    from checkers.verdict import SpecError
-
     try:
         return get_kind(kind).mistake_answers
     except SpecError:
@@ -192,10 +190,6 @@ def _mistakes_are_answers(kind: Any) -> bool:
 
 def _mistakes_equal_to_correct(data: Mapping[str, Any], seeds: Iterable[int]) -> list[dict[str, Any]]:
     """Known mistakes that grade ``correct`` for a seed (so they can never give their feedback)."""
-    from checkers import grading
-    from checkers.bank import params_for
-    from checkers.params import resolve_value
-
     out = []
     for seed in seeds:
         try:
@@ -275,15 +269,11 @@ def _saved(session: Session, v: QuestionVersion, report: Mapping[str, Any], crea
 
 def version_text(v: QuestionVersion) -> str:
     """The YAML of a version: the author's text as written, or (stored from JSON) the bank's dump."""
-    from checkers.bank import dump_question
-
     return v.yaml_text if v.yaml_text else dump_question(v.data)
 
 
 def _save(session: Session, data: dict, author_id: str | None, seeds: int, source: str,
           text: str | None = None) -> tuple[dict, bool]:
-    from checkers.bank import content_hash, dump_question
-
     report = selftest_report(data, seeds)
     digest = content_hash(data)
     text = text if text is not None else dump_question(data)
@@ -324,8 +314,6 @@ def update_question(session: Session, qid: str, data: Any, author_id: str | None
         raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
     if isinstance(data, dict):
         if "id" not in data and text is not None:
-            from .yamltext import with_top_key
-
             try:
                 text = with_top_key(text, "id", qid)
             except Exception:  # noqa: BLE001 - text the round-trip reader refuses: keep the structure only
@@ -508,8 +496,6 @@ def files_from_zip(raw: bytes) -> list[tuple[str, str]]:
 
 
 def files_from_dir(root: str | Path) -> list[tuple[str, str]]:
-    from checkers.bank import question_files
-
     root = Path(root)
     out = []
     for path in question_files(root):
@@ -523,9 +509,6 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
     """Import question files, all or nothing: every file is parsed, validated and self-tested first (any
     failure -> 422 listing them all, nothing stored); then an unchanged question is left alone and a new or
     changed one becomes a new version (published unless ``publish_now`` is False), remembering its path."""
-    from checkers.bank import BankError, content_hash
-    from .yamlsafe import parse_yaml
-
     items = [(_safe_rel(rel), text) for rel, text in items]
     if len(items) > MAX_IMPORT_FILES:
         raise ValidationError(f"at most {MAX_IMPORT_FILES} files", "files", code="too_many_files")
@@ -589,9 +572,6 @@ VERDICT_KEYS = ("status", "score", "note", "counted")
 def regrade(session: Session, attempt_id: str) -> dict[str, Any]:
     """Grade the attempt's stored answers again against the version it answered (never the latest one);
     nothing is written. ``matches`` says whether every part's status, score, note and counted agree."""
-    from ..services.attempts import grade_answers
-    from ..services.answers import json_safe
-
     attempt = session.get(Attempt, attempt_id) if isinstance(attempt_id, str) and len(attempt_id) <= 64 else None
     if attempt is None:
         raise NotFound(f"no attempt {attempt_id!r}", "attempt_id", code="unknown_attempt")
@@ -642,8 +622,6 @@ def history(session: Session, qid: str) -> list[dict[str, Any]]:
 def prompt_text(data: Mapping[str, Any], seed: int = 0, lang: str = "en") -> str:
     """The learner-visible text of one variant (title, prompt, each part's prompt and options) as lines,
     for a readable diff of what learners see."""
-    from checkers.bank import public_view
-
     view = public_view(data, seed, lang)
     lines = [f"# {view.get('title') or view.get('id')}", "", str(view.get("prompt") or "")]
     for p in view.get("parts") or []:
@@ -655,8 +633,6 @@ def prompt_text(data: Mapping[str, Any], seed: int = 0, lang: str = "en") -> str
 def diff_versions(session: Session, qid: str, a: int, b: int, *, seed: int = 0, lang: str = "en") -> dict:
     """Unified diffs from version ``a`` to version ``b``: their YAML texts and the prompts learners see for
     variant ``seed`` (a version whose prompt cannot render shows the error instead)."""
-    import difflib
-
     va, vb = get_version_row(session, qid, a), get_version_row(session, qid, b)
 
     def rendered(v: QuestionVersion) -> str:
@@ -676,8 +652,6 @@ def diff_versions(session: Session, qid: str, a: int, b: int, *, seed: int = 0, 
 def restore(session: Session, qid: str, number: int, author_id: str | None, *, seeds: int = MIN_SEEDS) -> dict:
     """Version ``number`` again as a new draft (its YAML text as stored), self-tested; the old version and
     the attempts that point at it are unchanged."""
-    from checkers.bank import content_hash
-
     old = get_version_row(session, qid, number)
     data = json.loads(json.dumps(old.data))
     text = version_text(old)

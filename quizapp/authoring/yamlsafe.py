@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from checkers.bank import BankError, parse_yaml as _parse
+
 from ..config import YAML_MAX_DEPTH as MAX_DEPTH
 from ..config import YAML_MAX_NODES as MAX_NODES
 
 
 def check_size(data: Any, file: Any = None) -> None:
     """Raise ``BankError`` when ``data`` expands to more than MAX_NODES nodes or MAX_DEPTH levels."""
-    from checkers.bank import BankError
-
     count = 0
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
@@ -40,8 +40,6 @@ def check_size(data: Any, file: Any = None) -> None:
 
 def parse_yaml(text: str, file: Any = None) -> Any:
     """``checkers.bank.parse_yaml`` with :func:`check_size`; raises ``BankError``."""
-    from checkers.bank import parse_yaml as _parse
-
     data = _parse(text, file)
     check_size(data, file)
     return data

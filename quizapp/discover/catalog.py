@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 
 from flask import current_app
+from checkers.bank import BankError
+from checkers.bank.tags import TAGS_FILE, load_tag_list
 
 _LOCK = threading.Lock()
 _CACHE: dict[str, tuple[float, dict[str, dict[str, str]]]] = {}
@@ -13,9 +15,6 @@ _CACHE: dict[str, tuple[float, dict[str, dict[str, str]]]] = {}
 
 def tag_names() -> dict[str, dict[str, str]]:
     """``{tag: {"en", "zh"}}`` in the file's order; empty when the bank has no list (or it is broken)."""
-    from checkers.bank import BankError
-    from checkers.bank.tags import TAGS_FILE, load_tag_list
-
     root = Path(current_app.config.get("QUIZ_BANK_PATH") or "questions")
     path = root / TAGS_FILE
     try:

@@ -14,6 +14,7 @@ from ..learners import current_learner_id
 from ..learning import pagekit
 from . import walk
 from .catalog import tag_label, tag_names
+from ..web.i18n import level_label
 
 bp = Blueprint("discover", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -43,8 +44,6 @@ def _status_name(status: str) -> str:
 
 
 def _level_name(level: str | None) -> str:
-    from ..web.i18n import level_label
-
     return level_label(level) if level else ""
 
 

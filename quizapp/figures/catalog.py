@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from checkers import reference
+
 from ..i18n import gettext as _
 from .svg import Chart, Series
 
@@ -27,8 +29,6 @@ class Figure:
 
 
 def _call(name: str, output: str, **kwargs: Any) -> list[float]:
-    from checkers import reference
-
     return [float(v) for v in reference.call(name, **kwargs)[output].reshape(-1).tolist()]
 
 

@@ -7,11 +7,13 @@ from collections import OrderedDict
 from typing import Any
 
 from flask import Blueprint, Response, abort, request, url_for
+from checkers.bank import VARIANT_MAX, params_for
 
 from ..i18n import current_lang
 from ..learning import pagekit
 from .catalog import FIGURES, Figure
 from .svg import render
+from ..web import data
 
 bp = Blueprint("figures", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -25,10 +27,6 @@ def _figure(qid: str, variant: int) -> tuple[Figure, str] | None:
     """(figure, svg) of the published question ``qid`` at ``variant``; None without a figure or question."""
     if qid not in FIGURES:
         return None
-    from checkers.bank import VARIANT_MAX, params_for
-
-    from ..web import data
-
     if not 0 <= variant < VARIANT_MAX:
         return None
     row = data.get_question(qid)

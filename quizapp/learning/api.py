@@ -21,14 +21,13 @@ from ..errors import NotFound
 from ..learners import current_learner_id
 from ..services import attempts as attempt_service
 from . import history, progress as progress_service, review
+from ..accounts.identity import setup
 
 bp = Blueprint("learning_api", __name__, url_prefix="/api/v1")
 SHARE_SALT = "quizapp.shared-attempt"
 
 
 def _setup(state) -> None:
-    from ..accounts.identity import setup
-
     setup(state.app)
 
 

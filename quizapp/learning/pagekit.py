@@ -11,6 +11,8 @@ from flask import Blueprint, abort, g, request, url_for
 from ..api.helpers import limit_small_bodies
 from ..auth.csrf import check_csrf, csrf_token
 from ..headers import set_security_headers
+from ..accounts.identity import via
+from ..i18n import current_lang, remember_lang
 
 
 def install(bp: Blueprint) -> None:
@@ -20,8 +22,6 @@ def install(bp: Blueprint) -> None:
 
 
 def _before():
-    from ..i18n import current_lang
-
     limit_small_bodies(frozenset())
     current_lang()
     csrf_token()
@@ -31,8 +31,6 @@ def _before():
 
 
 def _after(response):
-    from ..i18n import remember_lang
-
     set_security_headers(response)
     remember_lang(response)
     response.headers["Cache-Control"] = "no-store"
@@ -49,7 +47,5 @@ def _lang_switch_url(code: str) -> str:
 
 
 def _helpers() -> dict[str, Any]:
-    from ..accounts.identity import via
-
     return {"csrf_token": csrf_token, "lang_switch_url": _lang_switch_url, "signed_in": via() == "session",
             "account_email": g.get("_account_email")}

@@ -5,22 +5,24 @@ from __future__ import annotations
 
 import secrets
 from typing import Any
+from datetime import date
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
+from checkers.bank import VARIANT_MAX
 
 from ..db import get_session
 from ..errors import ServiceError
 from ..learners import current_learner_id
 from . import charts, history, pagekit, progress as progress_service, review
+from ..accounts.identity import setup
+from ..i18n import current_lang
 
 bp = Blueprint("learning", __name__, template_folder="../templates")
 pagekit.install(bp)
 
 
 def _setup(state) -> None:
-    from ..accounts.identity import setup
-
     setup(state.app)
 
 
@@ -69,8 +71,6 @@ def history_page():
 @bp.get("/progress")
 def progress_page():
     data = progress_service.progress(get_session(), current_learner_id())
-    from datetime import date
-
     today = date.fromisoformat(data["today"])
     pictures = {
         "mastery": charts.mastery_bars(
@@ -99,8 +99,6 @@ def review_page():
 @bp.get("/review/next")
 def review_next():
     """The oldest due question, as a new random variant (recall the method, not the number)."""
-    from checkers.bank import VARIANT_MAX
-
     data = review.queue(get_session(), current_learner_id(), limit=1)
     if not data["due"]:
         return redirect(url_for("learning.review_page"))
@@ -122,6 +120,4 @@ def review_rate():
 
 
 def _lang() -> str:
-    from ..i18n import current_lang
-
     return current_lang()

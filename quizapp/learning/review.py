@@ -37,6 +37,7 @@ from ..models import Attempt, QuestionVersion, ReviewCard
 from ..timeutil import iso_utc
 from . import common
 from .common import EPS, aware, localized
+from ..practice.policy import solution_requested_before
 
 RETRY_WINDOW = timedelta(hours=12)
 RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
@@ -103,7 +104,6 @@ def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any]) 
                for v in graded.values() if float(v.get("weight", 1)) > 0)
     if not full:
         return Rating.Again
-    from ..practice.policy import solution_requested_before
     if solution_requested_before(session, attempt):
         return Rating.Again
     since = aware(attempt.created_at) - RETRY_WINDOW

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
+from checkers.bank import VARIANT_MAX, public_view, solution_view
 
 from ..db import get_session
 from ..errors import ServiceError
@@ -14,6 +15,10 @@ from ..learners import current_learner_id
 from ..learning import pagekit
 from ..services import attempts, questions
 from . import draw
+from ..discover.catalog import tag_names
+from ..rendering import render_markdown
+from ..web import data
+from ..web.views import page_from_public_view
 
 bp = Blueprint("mock", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -23,8 +28,6 @@ LEVELS = ("L1", "L2", "L3")
 
 
 def _tags() -> dict[str, dict[str, str]]:
-    from ..discover.catalog import tag_names
-
     return tag_names()
 
 
@@ -39,8 +42,6 @@ def _save(state: dict[str, Any]) -> None:
 
 
 def _row(qid: str) -> dict[str, Any] | None:
-    from ..web import data
-
     return data.get_question(qid)
 
 
@@ -73,8 +74,6 @@ def start():
     raw = request.form.get("length") or ""
     if not raw.isdigit() or int(raw) not in draw.LENGTHS:
         return _setup(_("Pick a length from the list."), 422, chosen)
-    from checkers.bank import VARIANT_MAX
-
     rows = draw.eligible(questions.list_questions(get_session()), levels, tags)
     items = draw.draw(rows, int(raw), int(VARIANT_MAX))
     if not items:
@@ -87,10 +86,6 @@ def start():
 
 
 def _page(state: dict[str, Any], n: int, error: str | None = None, status: int = 200):
-    from checkers.bank import public_view
-
-    from ..web.views import page_from_public_view
-
     item = state["items"][n - 1]
     row = _row(item["qid"])
     if row is None:  # retired since the draw: it counts as skipped
@@ -168,10 +163,6 @@ def finish():
 
 @bp.get("/mock/report")
 def report():
-    from checkers.bank import solution_view
-
-    from ..rendering import render_markdown
-
     state = _state()
     if state is None:
         return redirect(url_for("mock.setup"), code=303)

@@ -15,6 +15,7 @@ from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import PayloadTooLarge
+from .. import config
 
 #: The reference engine's endpoints (``quizapp.api.LARGE_BODY_ENDPOINTS``): the app's MAX_CONTENT_LENGTH.
 LARGE_BODY_ENDPOINTS = frozenset({"api.reference_call", "api.verify"})
@@ -39,8 +40,6 @@ def _check_body() -> None:
     if limit is not None and length > limit:
         raise RequestEntityTooLarge()
     if request.endpoint in LARGE_BODY_ENDPOINTS and request.mimetype == "application/json":
-        from .. import config
-
         most = int(getattr(config, "REFERENCE_MAX_ELEMENTS", DEFAULT_MAX_ELEMENTS))
         separators = request.get_data(cache=True).count(b",")  # cached: get_json reads the same bytes
         if separators > most:

@@ -14,6 +14,9 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
+from checkers import sandbox
+from ..db import get_db
+from ..migrate import current_revision, head_revision
 
 log = logging.getLogger(__name__)
 bp = Blueprint("ops_health", __name__)
@@ -24,8 +27,6 @@ _head: dict[str, str | None] = {}
 
 def _head_revision(app) -> str | None:
     """The newest migration of the checkout (read once per process: the files do not change under it)."""
-    from ..migrate import head_revision
-
     key = app.config["MIGRATIONS_PATH"]
     with _head_lock:
         if key not in _head:
@@ -34,9 +35,6 @@ def _head_revision(app) -> str | None:
 
 
 def _check_database(app) -> dict[str, Any]:
-    from ..db import get_db
-    from ..migrate import current_revision
-
     try:
         with get_db(app).engine.connect() as conn:
             conn.execute(text("SELECT 1"))
@@ -49,8 +47,6 @@ def _check_database(app) -> dict[str, Any]:
 
 
 def _check_grader() -> dict[str, Any]:
-    from checkers import sandbox
-
     if sandbox.is_inprocess():
         return {"grader": {"ok": True, "mode": "inprocess"}}
     try:

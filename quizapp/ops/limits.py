@@ -25,6 +25,7 @@ import hashlib
 import os
 
 from flask import Flask, current_app, request
+from ..learners import _serializer, _valid_id
 
 SUBMIT_ENDPOINTS = ("api.submit_attempt",)
 CHECK_ENDPOINTS = ("api.check_symbolic", "api.check_derivation", "api.check_code", "api.check_part",
@@ -70,8 +71,6 @@ def learner_key() -> str:
         return "token:" + hashlib.sha256(auth[7:].strip().encode()).hexdigest()[:32]
     cookie = request.cookies.get(current_app.config.get("LEARNER_COOKIE", "quiz_learner"))
     if cookie and len(cookie) < 512:
-        from ..learners import _serializer, _valid_id
-
         try:
             value = _serializer().loads(cookie)
         except Exception:  # noqa: BLE001 - a bad signature is no learner

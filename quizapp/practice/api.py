@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from checkers.bank import params_for
+from checkers.bank.variants import part_hints
+
 from ..api import bp
 from ..api.helpers import check_unknown, field, json_body, ok, query_int, request_lang
 from ..db import get_session
@@ -22,6 +25,7 @@ from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services.answers import json_safe
 from . import credit, policy
+from ..learning import review
 
 
 def _variant(value: Any) -> int:
@@ -31,9 +35,6 @@ def _variant(value: Any) -> int:
 
 
 def _shown_hints(data: Mapping[str, Any], variant: int, lang: str, shown: Mapping[str, int]) -> dict[str, list[str]]:
-    from checkers.bank import params_for
-    from checkers.bank.variants import part_hints
-
     params = params_for(data, variant)
     out = {}
     for part in data["parts"]:
@@ -63,9 +64,6 @@ def practice_state(qid: str):
 
 @bp.post("/questions/<qid>/hints")
 def show_hint(qid: str):
-    from checkers.bank import params_for
-    from checkers.bank.variants import part_hints
-
     session = get_session()
     row = question_service.get_question(session, qid)
     body = json_body()
@@ -97,8 +95,6 @@ def show_hint(qid: str):
 
 @bp.post("/questions/<qid>/solution")
 def show_solution(qid: str):
-    from ..learning import review
-
     session = get_session()
     row = question_service.get_question(session, qid)
     body = json_body()

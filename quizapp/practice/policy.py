@@ -21,6 +21,8 @@ from typing import Any, Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from checkers.bank.schema import TRIES_DEFAULT
+from checkers.kinds import get_kind
 
 from ..models import Attempt, PracticeEvent
 
@@ -28,15 +30,11 @@ CORRECT, TRIES, REQUESTED = "correct", "tries", "requested"
 
 
 def tries_allowed(data: Mapping[str, Any]) -> int:
-    from checkers.bank.schema import TRIES_DEFAULT
-
     value = data.get("tries", TRIES_DEFAULT)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else TRIES_DEFAULT
 
 
 def _graded_ids(data: Mapping[str, Any]) -> set[str]:
-    from checkers.kinds import get_kind
-
     out = set()
     for part in data.get("parts") or []:
         kind = get_kind(part.get("kind"))

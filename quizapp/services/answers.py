@@ -6,21 +6,20 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, is_dataclass
 from typing import Any
+import numbers
 
 from checkers.kinds import get_kind
 from checkers.kinds.shape import MAX_ARRAY_ELEMENTS, MAX_LINES, MAX_TEXT, type_name  # noqa: F401  (one place)
 from checkers.verdict import AnswerShapeError
+from checkers.languages import LANGS, norm_lang as supported
 
 from ..errors import PayloadTooLarge, ValidationError
+from ..i18n import Message, N_
 
 
 
 def norm_lang(lang: Any, field: str = "lang") -> str:
     """An API request's ``lang``: absent means English; one outside :data:`LANGS` is a 422 naming ``field``."""
-    from checkers.languages import LANGS, norm_lang as supported
-
-    from ..i18n import N_, Message
-
     if lang in (None, ""):
         return LANGS[0]
     value = supported(lang)
@@ -73,7 +72,6 @@ def json_safe(obj: Any) -> Any:
             return obj
         return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
     try:  # numpy / torch scalars
-        import numbers
         if isinstance(obj, numbers.Integral):
             return int(obj)
         if isinstance(obj, numbers.Real):

@@ -26,6 +26,10 @@ from typing import Any, Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from checkers import grading
+from checkers.bank import VARIANT_MAX, params_for, solution_view
+from checkers.kinds import get_kind
+from flask import current_app, has_app_context
 
 from ..errors import NotFound, ValidationError
 from ..learners import ensure_learner
@@ -34,6 +38,8 @@ from .answers import check_answer, json_safe, localize, norm_lang
 from ..i18n import LANGS, N_, in_language
 from .questions import published_version
 from ..timeutil import iso_utc
+from ..ops.metrics import observe_grading
+from ..practice import credit, policy
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +53,6 @@ def _in_every_language(msgid: str) -> dict[str, str]:
 
 
 def check_variant(variant: Any, field: str = "variant") -> int:
-    from checkers.bank import VARIANT_MAX
-
     if isinstance(variant, bool) or not isinstance(variant, int):
         raise ValidationError(f"variant must be an integer in [0, {VARIANT_MAX})", field)
     if not 0 <= variant < VARIANT_MAX:
@@ -58,14 +62,11 @@ def check_variant(variant: Any, field: str = "variant") -> int:
 
 
 def _weight(part: Mapping[str, Any]) -> float:
-    from checkers.kinds import get_kind
-
     return float(part.get("weight", get_kind(part.get("kind")).default_weight))
 
 
 def _grade_timeout() -> float | None:
     try:
-        from flask import current_app, has_app_context
         if has_app_context():
             value = current_app.config.get("GRADE_TIMEOUT")
             return float(value) if value else None
@@ -75,8 +76,6 @@ def _grade_timeout() -> float | None:
 
 
 def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
-    from checkers import grading
-
     started = time.perf_counter()
     try:
         verdict = grading.grade(raw, part, params, timeout=_grade_timeout())
@@ -85,7 +84,6 @@ def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) ->
         log.exception("grading part %r failed", part.get("id"))
         record = {"status": "undecided", "score": 0.0, "feedback": _in_every_language(CHECKER_FAILED),
                   "note": "checker_error", "interpreted_as": None, "details": {}}
-    from ..ops.metrics import observe_grading
     observe_grading(part.get("kind", "unknown"), time.perf_counter() - started)
     status = record.get("status")
     counted = status in ("correct", "incorrect")
@@ -100,8 +98,6 @@ def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) ->
 
 def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, Any]) -> dict[str, dict]:
     """Check shapes, then grade every part of ``data`` (a question dict) for ``variant``."""
-    from checkers.bank import params_for
-
     if not isinstance(answers, Mapping):
         raise ValidationError("answers must be an object {part_id: answer}", "answers")
     parts = {p["id"]: p for p in data["parts"]}
@@ -147,8 +143,6 @@ def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str) -> dict[
 
 
 def _solution(data: Mapping[str, Any], variant: int, lang: str) -> dict[str, Any] | None:
-    from checkers.bank import solution_view
-
     try:
         return json_safe(solution_view(data, variant, lang))
     except Exception:  # noqa: BLE001 - the attempt is stored; a missing solution must not fail it
@@ -184,7 +178,6 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     variant = check_variant(variant)
     data = version.data
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    from ..practice import credit, policy
     before = policy.state(session, learner_id, version.question_id, variant, data)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
@@ -207,8 +200,6 @@ def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], la
                  *, solution: bool = True) -> dict:
     """Add the learner's ``practice`` state on the attempt's variant, and the ``solution`` only when the
     attempt policy lets it be shown (:mod:`quizapp.practice.policy`)."""
-    from ..practice import policy
-
     current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data)
     body["practice"] = current.view()
     for pid, part in body.get("parts", {}).items():

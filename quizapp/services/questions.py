@@ -14,6 +14,8 @@ from typing import Any, Iterable
 
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
+from checkers.bank import BankError, content_hash, dump_question, load_question_file, question_files
+from checkers.bank.tags import check_tags, load_tag_list
 
 from ..errors import NotFound
 from ..models import Question, QuestionVersion, utcnow
@@ -164,8 +166,6 @@ class SyncSummary:
 def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummary:
     """Load (source, question) pairs: same content hash as the latest non-draft version -> nothing;
     changed -> a new published version; new id -> a new question. Commits once at the end."""
-    from checkers.bank import content_hash
-
     summary = SyncSummary()
     if session.get_bind().dialect.name == "postgresql":  # workers starting together load one at a time
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": BANK_LOCK_KEY})
@@ -187,9 +187,6 @@ def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummar
 def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
     """Validate every file under ``root`` and sync the valid ones. A file that fails validation (or
     repeats another file's id) is skipped and listed in ``summary.errors``; the others still load."""
-    from checkers.bank import BankError, load_question_file, question_files
-    from checkers.bank.tags import check_tags, load_tag_list
-
     root = Path(root)
     if not root.exists():
         raise FileNotFoundError(f"no question folder at {root}")
@@ -222,8 +219,6 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
 def export_bank(session: Session, out: str | Path) -> list[Path]:
     """Write every published question as the bank holds it: its original path for questions loaded
     from files, else ``<level>/<id>.yaml`` (the layout of ``questions/``)."""
-    from checkers.bank import dump_question
-
     out = Path(out)
     written = []
     for row in list_questions(session):

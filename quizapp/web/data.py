@@ -9,25 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
+from quizapp.db import get_session
+from quizapp.errors import NotFound
+from quizapp.learners import current_learner_id
+from quizapp.services import attempts, questions
 
 
 def _session():
-    from quizapp.db import get_session
-
     return get_session()
 
 
 def list_questions(level: str | None = None, tag: str | None = None) -> list[dict[str, Any]]:
-    from quizapp.services import questions
-
     return list(questions.list_questions(_session(), level=level, tag=tag))
 
 
 def get_question(qid: str) -> dict[str, Any] | None:
     """The question's row dict (``data`` = the question) or ``None`` when there is no such question."""
-    from quizapp.errors import NotFound
-    from quizapp.services import questions
-
     try:
         return questions.get_question(_session(), qid)
     except (NotFound, LookupError):
@@ -35,16 +32,12 @@ def get_question(qid: str) -> dict[str, Any] | None:
 
 
 def learner_id() -> str | None:
-    from quizapp.learners import current_learner_id
-
     return current_learner_id()
 
 
 def last_results() -> dict[str, dict[str, Any]]:
     """question id -> {"score", "max_score", ...} for the current learner; empty if none or on error."""
     try:
-        from quizapp.services import attempts
-
         lid = learner_id()
         if not lid:
             return {}

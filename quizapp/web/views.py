@@ -18,6 +18,8 @@ from quizapp.rendering import plain_text, render_inline, render_markdown
 from ..kind_assets import kind_scripts, kind_template
 from . import bp, data
 from quizapp.i18n import gettext
+from quizapp.practice import inputhelp, policy
+import checkers.bank as bank
 
 from .i18n import LANGS, current_lang, js_strings, level_label, remember_lang, t
 
@@ -136,8 +138,6 @@ _VIEW_MEMO = Memo(VIEW_CACHE_SIZE)
 
 
 def _bank():
-    import checkers.bank as bank
-
     return bank
 
 
@@ -174,7 +174,6 @@ def _page_part(part: dict[str, Any]) -> dict[str, Any]:
     out = dict(part)
     out["prompt_html"] = render_markdown(part.get("prompt") or "")
     out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
-    from quizapp.practice import inputhelp  # placeholder and syntax line fitted to what the part asks
     out["placeholder"] = inputhelp.placeholder(part)
     out["syntax_help"] = inputhelp.syntax_help(part)
     # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
@@ -210,7 +209,6 @@ def question(qid: str):
             seed = secrets.randbelow(vmax)
         return redirect(url_for("web.question", qid=qid, variant=seed), code=302)
     page = _page_view(row, seed, lang)
-    from quizapp.practice import inputhelp, policy
     page = dict(page, tries=policy.tries_allowed(row["data"]))
     config = {
         "qid": qid,
