@@ -308,10 +308,12 @@
   }
 
   // ------------------------------------------------------------------ results
+  // A derivation step that does not follow is 'error' too, with its own wording.
+  var STEP_KEYS = { ok: 'step_ok', error: 'step_error' };
   var STATUS_KEYS = {
     correct: 'status_correct', incorrect: 'status_incorrect', invalid: 'status_invalid',
     undecided: 'status_undecided', partial: 'status_partial', ungraded: 'status_ungraded',
-    unanswered: 'status_unanswered', self_assessed: 'status_ungraded', ok: 'step_ok', error: 'step_error'
+    unanswered: 'status_unanswered', self_assessed: 'status_ungraded', ok: 'step_ok', error: 'status_error'
   };
 
   function fmt(x) {
@@ -409,12 +411,13 @@
       fs.classList.remove('is-correct', 'is-incorrect', 'is-invalid', 'is-undecided', 'is-partial');
       if (!v) { box.hidden = true; return; }
       var status = String(v.status || 'undecided');
-      var label = v.note === 'unanswered' ? T('status_unanswered') : T(STATUS_KEYS[status] || status);
+      var label = v.note === 'unanswered' ? T('status_unanswered')
+        : v.note === 'self_assessed' ? T('status_ungraded') : T(STATUS_KEYS[status] || status);
       fs.classList.add('is-' + status);
       box.className = 'verdict verdict-' + status;
       var head = el('div', 'verdict-head');
       head.appendChild(el('span', 'badge badge-' + status, label));
-      if (typeof v.score === 'number') {
+      if (typeof v.score === 'number' && v.max_score !== 0) {  // a part worth nothing shows no 0 / 0
         head.appendChild(el('span', 'verdict-score', fmt(v.score) + (typeof v.max_score === 'number' ? ' / ' + fmt(v.max_score) : '')));
       }
       box.appendChild(head);
@@ -435,7 +438,7 @@
         details.steps.forEach(function (st, i) {
           var li = el('li', 'step step-' + (st.status || ''));
           if (typed[i]) { li.appendChild(el('code', 'step-line', typed[i])); li.appendChild(document.createTextNode(' ')); }
-          li.appendChild(el('span', 'badge badge-' + (st.status || ''), T(STATUS_KEYS[st.status] || st.status || '')));
+          li.appendChild(el('span', 'badge badge-' + (st.status || ''), T(STEP_KEYS[st.status] || STATUS_KEYS[st.status] || st.status || '')));
           var sfb = pickLang(st.feedback);
           if (sfb) { var sn = el('span', 'step-feedback'); li.appendChild(sn); queue(sfb, sn); }
           ol.appendChild(li);

@@ -47,6 +47,7 @@ JS_TEXT = {
     "status_undecided": N_("Undecided"),
     "status_partial": N_("Partly correct"),
     "status_ungraded": N_("Self-assessed"),
+    "status_error": N_("Could not run"),
     "status_unanswered": N_("No answer"),
     "solution": N_("Solution"),
     "key_points": N_("Key points"),
