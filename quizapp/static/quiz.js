@@ -29,7 +29,8 @@
   var QuizKinds = window.QuizKinds = {
     register: function (name, hooks) { KINDS[name] = hooks || {}; },
     invalid: function (message, summary) { return new Invalid(message, summary); },
-    util: {}
+    // the DOM helpers every kind's script uses, defined once (hoisted from below), there before any root check
+    util: { el: el, clear: clear }
   };
 
   var root = document.getElementById('question');

@@ -18,14 +18,11 @@
   var DRAFT_PREFIX = 'quiz-code-draft:';
   var editorLoad = null;
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) { node.className = cls; }
-    if (text !== undefined && text !== null) { node.textContent = String(text); }
-    return node;
-  }
-
-  function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+  // The page's DOM helpers (QuizKinds.util, quiz.js): one definition for the page and every kind. Looked up
+  // at call time, so the order in which the two scripts ran does not matter.
+  function util() { return window.QuizKinds.util; }
+  function el(tag, cls, text) { return util().el(tag, cls, text); }
+  function clear(node) { util().clear(node); }
 
   function pageConfig() {
     var root = document.getElementById('question');
