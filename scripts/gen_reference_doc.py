@@ -29,6 +29,11 @@ PAGE = ROOT / "docs" / "reference.md"
 
 if str(ROOT) not in sys.path:  # run as a script from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
+_SCRIPTS = str(Path(__file__).resolve().parent)
+if _SCRIPTS not in sys.path:  # the shared command line, also when a test loads this file by path
+    sys.path.insert(0, _SCRIPTS)
+
+import _gendoc  # noqa: E402  (after the path above)
 
 #: Significant digits of the numbers an example shows (the docs test compares at this precision).
 SHOWN_DIGITS = 6
@@ -218,16 +223,7 @@ def current_text() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = current_text()
-    if "--check" in argv:
-        current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
-        if current != text:
-            print(f"{PAGE.relative_to(ROOT)} is out of date: run scripts/gen_reference_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text, encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)} ({len(text)} bytes)")
-    return 0
+    return _gendoc.run(argv, PAGE, current_text, "gen_reference_doc.py")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the checkout's checkers package
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared command line (scripts/_gendoc.py)
 
-from checkers import limits  # noqa: E402  (after the path above)
+import _gendoc  # noqa: E402  (after the paths above)
+from checkers import limits  # noqa: E402
 TABLE = ROOT / "tests" / "fixtures" / "equivalence_table.yaml"
 PAGE = ROOT / "docs" / "supported-input.md"
 
@@ -197,16 +199,7 @@ def load_rows() -> list[dict]:
 
 
 def main(argv: list[str]) -> int:
-    text = render(load_rows())
-    if "--check" in argv:
-        current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
-        if current != text:
-            print(f"{PAGE.relative_to(ROOT)} is out of date: run scripts/gen_supported_input_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text, encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)} ({len(text)} bytes)")
-    return 0
+    return _gendoc.run(argv, PAGE, lambda: render(load_rows()), "gen_supported_input_doc.py")
 
 
 if __name__ == "__main__":
