@@ -1,0 +1,115 @@
+"""The bounded symbolic layer: does ``a - e`` reduce to zero?
+
+Named RLHF functions are rewritten to exp/log/Max/Min forms (:func:`rewrite_named`), then the
+difference goes through cheap rewrites (expand, cancel, expand_log / logcombine / powsimp with
+``force`` only when every symbol is positive, and an exp/log normal form) and, when allowed and the
+difference has at most ``SIMPLIFY_MAX_OPS`` operations, ``simplify``. Every step checks the deadline,
+and a single sympy call is interrupted at it in sandbox workers (:mod:`.interrupt`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import sympy as sp
+
+from .. import budget
+from .constants import SIMPLIFY_MAX_OPS
+from .interrupt import BudgetExceeded, interrupt_at
+
+def _named(e) -> str:
+    return type(e).__name__.lower()
+
+
+def rewrite_named(expr: sp.Basic) -> sp.Basic:
+    """Replace sigmoid / softplus / logsigmoid / relu / clip calls by exp/log/Max/Min forms."""
+    def rw(e):
+        if not e.args:
+            return e
+        args = [rw(a) for a in e.args]
+        n = _named(e)
+        if n in ("sigmoid", "sigma", "logistic") and len(args) == 1:
+            return 1 / (1 + sp.exp(-args[0]))
+        if n == "softplus" and len(args) == 1:
+            return sp.log(1 + sp.exp(args[0]))
+        if n == "logsigmoid" and len(args) == 1:
+            return -sp.log(1 + sp.exp(-args[0]))
+        if n == "relu" and len(args) == 1:
+            return sp.Max(args[0], 0)
+        if n == "clip" and len(args) == 3:
+            return sp.Min(sp.Max(args[0], args[1]), args[2])
+        if any(a is not b for a, b in zip(args, e.args)):
+            return e.func(*args)
+        return e
+    return rw(expr)
+
+
+def _all_positive(expr: sp.Basic) -> bool:
+    return all(s.is_positive for s in expr.free_symbols)
+
+
+def _too_big(expr: sp.Basic) -> bool:
+    for p in expr.atoms(sp.Pow):
+        if p.exp.is_Integer and abs(p.exp) > 12:
+            return True
+    return sp.count_ops(expr) > 400
+
+
+def symbolic_zero(diff: sp.Basic, deadline: float, *, allow_simplify: bool = True) -> tuple[str, Any]:
+    """Try to reduce ``diff`` to zero. Returns (verdict, info): verdict is zero | nonzero | unknown | timeout.
+
+    ``nonzero`` only when the difference reduces to a non-zero *number* (a definite disproof).
+    """
+    if budget.clock() > deadline:
+        return "timeout", "start"
+    try:
+        with interrupt_at(deadline):
+            return _symbolic_zero(diff, deadline, allow_simplify)
+    except BudgetExceeded:
+        return "timeout", "interrupted"
+
+
+def _symbolic_zero(diff: sp.Basic, deadline: float, allow_simplify: bool) -> tuple[str, Any]:
+    d = rewrite_named(diff)
+    force = _all_positive(d)
+    if d == 0 or d.is_zero:
+        return "zero", "trivial"
+    if d.is_Number:
+        return "nonzero", d
+
+    steps: list[tuple[str, Callable[[sp.Basic], sp.Basic]]] = []
+    if not _too_big(d):
+        steps.append(("expand", lambda x: sp.expand(x)))
+    steps += [
+        ("cancel", lambda x: sp.cancel(sp.together(x))),
+        ("expand_log", lambda x: sp.expand(sp.expand_log(x, force=force))),
+        ("powsimp", lambda x: sp.powsimp(sp.powdenest(x, force=force), force=force)),
+        ("logcombine", lambda x: sp.logcombine(x, force=force)),
+        ("exp_log", lambda x: sp.expand(sp.expand_log(sp.powsimp(x.rewrite(sp.exp), force=force), force=force))),
+    ]
+    for name, step in steps:
+        if budget.clock() > deadline:
+            return "timeout", name
+        try:
+            d2 = step(d)
+        except Exception:  # a rewrite that sympy cannot do is just a rewrite that did not help
+            continue
+        if d2 == 0 or d2.is_zero:
+            return "zero", name
+        if d2.is_Number:
+            return "nonzero", d2
+        if sp.count_ops(d2) <= sp.count_ops(d) * 2:
+            d = d2
+    if allow_simplify and sp.count_ops(d) <= SIMPLIFY_MAX_OPS:
+        if budget.clock() > deadline:
+            return "timeout", "simplify"
+        try:
+            d2 = sp.simplify(d)
+        except Exception:
+            return "unknown", "simplify failed"
+        if d2 == 0 or d2.is_zero:
+            return "zero", "simplify"
+        if d2.is_Number:
+            return "nonzero", d2
+    return "unknown", d
+
