@@ -11,29 +11,13 @@ from __future__ import annotations
 import uuid
 
 from flask import Flask, current_app, g, request
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadSignature
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from .learner_cookie import is_learner_id, learner_serializer
 from .models import Learner
-
-SALT = "quizapp.learner"
-
-
-def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=SALT)
-
-
-def _valid_id(value: object) -> bool:
-    if not isinstance(value, str) or len(value) != 32:
-        return False
-    try:
-        uuid.UUID(hex=value)
-    except ValueError:
-        return False
-    return True
-
 
 def current_learner_id() -> str:
     """The learner of this request (from the signed cookie, or a new id set as a cookie on the response)."""
@@ -44,10 +28,10 @@ def current_learner_id() -> str:
     raw = request.cookies.get(current_app.config["LEARNER_COOKIE"])
     if raw:
         try:
-            value = _serializer().loads(raw)
+            value = learner_serializer().loads(raw)
         except BadSignature:
             value = None
-        if _valid_id(value):
+        if is_learner_id(value):
             learner_id = value
     if learner_id is None:
         learner_id = uuid.uuid4().hex
@@ -81,7 +65,7 @@ def ensure_learner(session: Session, learner_id: str) -> None:
 def _set_cookie(response):
     if g.get("_learner_new") and g.get("_learner_id"):
         cfg = current_app.config
-        response.set_cookie(cfg["LEARNER_COOKIE"], _serializer().dumps(g._learner_id),
+        response.set_cookie(cfg["LEARNER_COOKIE"], learner_serializer().dumps(g._learner_id),
                             max_age=cfg["LEARNER_COOKIE_MAX_AGE"], httponly=True,
                             samesite=cfg.get("SESSION_COOKIE_SAMESITE") or "Lax",
                             secure=bool(cfg.get("SESSION_COOKIE_SECURE")) or request.is_secure)

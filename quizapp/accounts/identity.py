@@ -15,7 +15,7 @@ from itsdangerous import BadSignature
 from ..db import get_session
 from ..models import LearnerAccount
 from ..auth.guard import current_principal
-from ..learners import _serializer, _valid_id
+from ..learner_cookie import is_learner_id, learner_serializer
 
 #: Blueprints whose endpoints accept a learner's personal token (the learner API, questions, checks).
 TOKEN_BLUEPRINTS = ("api", "learning_api", "accounts_api")
@@ -74,7 +74,7 @@ def cookie_learner_id() -> str | None:
     if not raw:
         return None
     try:
-        value = _serializer().loads(raw)
+        value = learner_serializer().loads(raw)
     except BadSignature:
         return None
-    return value if _valid_id(value) else None
+    return value if is_learner_id(value) else None

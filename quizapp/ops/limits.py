@@ -25,7 +25,7 @@ import hashlib
 import os
 
 from flask import Flask, current_app, request
-from ..learners import _serializer, _valid_id
+from ..learner_cookie import is_learner_id, learner_serializer
 
 SUBMIT_ENDPOINTS = ("api.submit_attempt",)
 CHECK_ENDPOINTS = ("api.check_symbolic", "api.check_derivation", "api.check_code", "api.check_part",
@@ -72,10 +72,10 @@ def learner_key() -> str:
     cookie = request.cookies.get(current_app.config.get("LEARNER_COOKIE", "quiz_learner"))
     if cookie and len(cookie) < 512:
         try:
-            value = _serializer().loads(cookie)
+            value = learner_serializer().loads(cookie)
         except Exception:  # noqa: BLE001 - a bad signature is no learner
             value = None
-        if _valid_id(value):
+        if is_learner_id(value):
             return "learner:" + value
     return "addr:" + (request.remote_addr or "-")
 

@@ -105,11 +105,11 @@ def _learner_client(app):
     """A client holding a signed learner cookie of its own (as after its first visit)."""
     import uuid
 
-    from quizapp.learners import _serializer
+    from quizapp.learner_cookie import learner_serializer
 
     client = app.test_client()
     with app.test_request_context():
-        client.set_cookie(app.config["LEARNER_COOKIE"], _serializer().dumps(uuid.uuid4().hex))
+        client.set_cookie(app.config["LEARNER_COOKIE"], learner_serializer().dumps(uuid.uuid4().hex))
     return client
 
 
