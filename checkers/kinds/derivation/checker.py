@@ -63,6 +63,7 @@ from .. import _common as c
 from .. import shape
 from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind, too_complex_verdict
 from . import keysteps as KS
+from . import shown
 from .form import same_statement
 from .form import statement as statement_form
 from ..symbolic.checker import _parser, _spec_parse_check, public_names, run_guarded, validate_common, warm_parser
@@ -617,10 +618,7 @@ def grade_lines(raw_lines: Any, spec: Mapping[str, Any], params: Mapping[str, An
     # known mistakes are matched after the chain: keep a slice of the budget for them
     reserve = min(MISTAKE_RESERVE, 0.2 * budget) if spec.get("mistakes") else 0.0
     verdict = check_chain(lines, start, goal, variables, deadline=deadline - reserve, forms=(start_form, goal_form))
-    verdict.interpreted_as = Interpretation(
-        text="\n".join(ln.parsed.text for ln in lines),
-        latex=" \\\\ ".join(ln.parsed.latex or "" for ln in lines),
-        mathml="".join(ln.parsed.mathml or "" for ln in lines))
+    verdict.interpreted_as = shown.interpretation(lines, spec)
     verdict = KS.judge(verdict, lines, forms, start_form, goal_form, milestones)
     if spec.get("mistakes") and verdict.status in ("incorrect", "undecided") and verdict.note != "no_steps":
         try:
@@ -772,9 +770,7 @@ class DerivationChecker(Kind):
         return parse_lines(raw, spec)
 
     def interpret(self, parsed: list[Line], spec: Mapping[str, Any]) -> Interpretation:
-        return Interpretation(text="\n".join(ln.parsed.text for ln in parsed),
-                              latex=" \\\\ ".join(ln.parsed.latex or "" for ln in parsed),
-                              mathml="".join(ln.parsed.mathml or "" for ln in parsed))
+        return shown.interpretation(parsed, spec)
 
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         return {"start": substitute(str(spec["start"]), params), "goal": substitute(str(spec["goal"]), params),
