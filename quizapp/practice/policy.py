@@ -11,6 +11,13 @@ points, pitfalls, the worked solution and every part's expected answer -- is sho
 * when the learner **asks** for it ("show solution"): recorded as a :class:`PracticeEvent`, and the
   review scheduler rates the question Again (:func:`quizapp.learning.review.record_reveal`).
 
+Tries are counted per (learner, question), not per variant: switching to another variant (other numbers,
+the same question) does not give fresh tries, or the last-try gate could be dodged by asking for a new
+variant before each third wrong answer. The count runs from the learner's last *reveal* on the question
+(a correct answer, the last try, or "show solution", on any variant): a variant started after a reveal
+starts a fresh count. A variant whose solution was revealed stays revealed; attempts on it after that
+count for it alone, not for the running count of the others. Hints stay per variant (:mod:`.credit`).
+
 Until then an attempt's response, a stored attempt read back and a shared attempt carry no ``solution``.
 """
 
@@ -84,28 +91,70 @@ class PracticeState:
                 "solution_requested": self.requested, "hints_shown": dict(self.hints)}
 
 
+def _timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
+    """The learner's counted attempts and solution requests on the question, oldest first:
+    ``(created_at, order, variant, verdicts, counted)`` (order puts an attempt before a request made in
+    the same instant)."""
+    attempts = session.execute(select(Attempt.created_at, Attempt.variant, Attempt.verdicts, Attempt.counted)
+                               .where(Attempt.learner_id == learner_id,
+                                      Attempt.question_id == question_id)).all()
+    requests = session.execute(select(PracticeEvent.created_at, PracticeEvent.variant).where(
+        PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
+        PracticeEvent.kind == "solution")).all()
+    items = [(at, 0, v, verdicts or {}, counted) for at, v, verdicts, counted in attempts]
+    items += [(at, 1, v, None, None) for at, v in requests]
+    items.sort(key=lambda it: (it[0], it[1]))
+    return items
+
+
+def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, dict[str, Any]]]:
+    """Walk a timeline (:func:`_timeline`) by the rule of the module docstring: ``(running, revealed)``,
+    the tries used since the last reveal, and per revealed variant its ``tries_used``, ``solved`` and
+    ``requested``. Linear in the number of items."""
+    allowed, graded = tries_allowed(data), bool(_graded_ids(data))
+    running = 0
+    revealed: dict[int, dict[str, Any]] = {}
+    for _at, order, variant, verdicts, counted in items:
+        seen = revealed.get(variant)
+        if order == 1:  # "show solution"
+            if seen is None:
+                revealed[variant] = {"tries_used": running, "solved": False, "requested": True}
+                running = 0
+            else:
+                seen["requested"] = True
+            continue
+        if not counted and graded:
+            continue
+        correct = is_correct(verdicts, data)
+        if seen is not None:  # practising a variant already revealed: its own count only
+            seen["tries_used"] += 1
+            seen["solved"] = seen["solved"] or correct
+            continue
+        running += 1
+        if correct or running >= allowed:
+            revealed[variant] = {"tries_used": running, "solved": correct, "requested": False}
+            running = 0
+    return running, revealed
+
+
 def state(session: Session, learner_id: str | None, question_id: str, variant: int,
           data: Mapping[str, Any]) -> PracticeState:
-    """The learner's state on ``variant`` of ``question_id`` (``data``: the question dict shown)."""
+    """The learner's state on ``variant`` of ``question_id`` (``data``: the question dict shown): tries
+    counted per question since the last reveal (module docstring), hints per variant."""
     out = PracticeState(tries_allowed=tries_allowed(data))
     if not learner_id:
         return out
-    attempts = session.execute(select(Attempt.verdicts, Attempt.counted).where(
-        Attempt.learner_id == learner_id, Attempt.question_id == question_id,
-        Attempt.variant == variant)).all()
-    for verdicts, counted in attempts:
-        if not counted and _graded_ids(data):
-            continue
-        out.tries_used += 1
-        if is_correct(verdicts or {}, data):
-            out.solved = True
-    events = session.execute(select(PracticeEvent.kind, PracticeEvent.part_id).where(
+    running, revealed = replay(_timeline(session, learner_id, question_id), data)
+    mine = revealed.get(variant)
+    if mine is None:
+        out.tries_used = running
+    else:
+        out.tries_used, out.solved, out.requested = mine["tries_used"], mine["solved"], mine["requested"]
+    events = session.execute(select(PracticeEvent.part_id).where(
         PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
-        PracticeEvent.variant == variant)).all()
-    for kind, part_id in events:
-        if kind == "solution":
-            out.requested = True
-        elif kind == "hint" and part_id:
+        PracticeEvent.variant == variant, PracticeEvent.kind == "hint")).all()
+    for (part_id,) in events:
+        if part_id:
             out.hints[part_id] = out.hints.get(part_id, 0) + 1
     return out
 
