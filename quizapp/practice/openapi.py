@@ -37,7 +37,8 @@ SCHEMAS: dict[str, Any] = {
         "(solution_reason correct), after tries_allowed counted attempts (tries), or once the learner asked "
         "for it (requested; the review card is rated Again)."), "properties": {
         "tries_allowed": {"type": "integer", "description": "the question's tries (default 3)"},
-        "tries_used": {"type": "integer", "description": "counted attempts on this variant"},
+        "tries_used": {"type": "integer", "description": "counted attempts on the question, every variant, since "
+                       "the last reveal (docs/practice.md); on a revealed variant, its own count"},
         "tries_left": {"type": "integer"},
         "solution_available": {"type": "boolean"},
         "solution_reason": {"type": ["string", "null"], "enum": ["correct", "tries", "requested", None]},
