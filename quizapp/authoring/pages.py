@@ -28,7 +28,8 @@ from ..config import PREVIEW_MAX_CHARS
 from ..db import get_session
 from ..errors import ServiceError
 from ..headers import set_security_headers
-from ..rendering import render_inline, render_markdown
+from ..page_view import page_from_public_view
+from ..rendering import render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
 from . import service
 from .yamlsafe import parse_yaml
@@ -177,19 +178,17 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
         labels = {"expected": gettext("Expected:"), "solution": gettext("Solution"),
                   "pitfalls": gettext("Pitfalls")}
         part_labels = [p.get("title") or gettext("Part %(n)s", n=i + 1) for i, p in enumerate(view.get("parts") or [])]
+    page = page_from_public_view(view)  # the draft's texts rendered exactly as the practice page renders them
     parts = []
-    for p, label in zip(view.get("parts") or [], part_labels):
+    for p, label in zip(page["parts"], part_labels):
         parts.append({
-            "id": p.get("id"), "kind": p.get("kind"), "label": label,
-            "prompt_html": render_markdown(p.get("prompt") or ""),
+            "id": p.get("id"), "kind": p.get("kind"), "label": label, "prompt_html": p["prompt_html"],
             "hints_html": [render_markdown(h) for h in hints.get(p.get("id"), [])],
-            "options": [{"id": str(o.get("id")), "text_html": render_inline(o.get("text") or "")}
-                        for o in p.get("options") or []],
+            "options": p["options"] if isinstance(p.get("options"), list) else [],
         })
     return {
         "seed": seed, "lang": lang, "labels": labels,
-        "title_html": render_inline(view.get("title") or view.get("id") or ""),
-        "prompt_html": render_markdown(view.get("prompt") or ""),
+        "title_html": page["title_html"], "prompt_html": page["prompt_html"],
         "parts": parts,
         "key_points": [render_markdown(x) for x in sol.get("key_points") or []],
         "pitfalls": [render_markdown(x) for x in sol.get("pitfalls") or []],

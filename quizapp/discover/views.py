@@ -14,7 +14,7 @@ from ..learners import current_learner_id
 from ..learning import pagekit
 from . import walk
 from .catalog import tag_label, tag_names
-from ..web.i18n import level_label
+from ..levels import level_label
 
 bp = Blueprint("discover", __name__, template_folder="../templates")
 pagekit.install(bp)

@@ -18,7 +18,7 @@ from . import draw
 from ..discover.catalog import tag_names
 from ..rendering import render_markdown
 from ..web import data
-from ..web.views import page_from_public_view
+from ..page_view import page_from_public_view
 
 bp = Blueprint("mock", __name__, template_folder="../templates")
 pagekit.install(bp)

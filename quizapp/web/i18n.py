@@ -1,5 +1,5 @@
 """Interface text of the learner pages that Python hands out: the strings table the browser script
-receives, the level labels, and the answer widgets' labels (looked up by key until each widget's
+receives and the answer widgets' labels (looked up by key until each widget's
 template writes its own ``_()``). The text itself lives in the gettext catalogs (:mod:`quizapp.i18n`).
 """
 
@@ -7,10 +7,6 @@ from __future__ import annotations
 
 from checkers.languages import LANGS
 from quizapp.i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, N_, current_lang, gettext, remember_lang
-
-# the README's levels: what every LLM engineer should know, research/alignment roles, top-lab interviews
-LEVEL_LABELS = {"L1": N_("L1 · Every LLM engineer"), "L2": N_("L2 · Research and alignment"),
-                "L3": N_("L3 · Top-lab interviews")}
 
 #: Labels of the per-kind answer widgets, by the keys their templates use.
 WIDGET_TEXT = {
@@ -81,15 +77,11 @@ def t(key: str) -> str:
     return gettext(msgid) if msgid else key
 
 
-def level_label(level: str) -> str:
-    return gettext(LEVEL_LABELS[level]) if level in LEVEL_LABELS else level
-
-
 def js_strings(lang: str | None = None) -> dict[str, str]:
     """The script's strings in the current language (``lang`` is the page's, already selected)."""
     return {key: gettext(msgid, n="{n}") if "%(n)s" in msgid else gettext(msgid)
             for key, msgid in JS_TEXT.items()}
 
 
-__all__ = ["LANGS", "LANG_COOKIE", "LANG_COOKIE_MAX_AGE", "current_lang", "js_strings", "level_label",
+__all__ = ["LANGS", "LANG_COOKIE", "LANG_COOKIE_MAX_AGE", "current_lang", "js_strings",
            "remember_lang", "t"]

@@ -13,17 +13,17 @@ from quizapp.api.helpers import limit_small_bodies
 from checkers.memo import Memo
 from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS, VIEW_CACHE_SIZE
 from quizapp.headers import set_security_headers
-from quizapp.rendering import plain_text, render_inline, render_markdown
+from quizapp.rendering import render_inline, render_markdown
 
-from ..kind_assets import kind_scripts, kind_template
+from ..kind_assets import kind_scripts
 from . import bp, data
 from quizapp.i18n import gettext
 from quizapp.practice import inputhelp, policy
 import checkers.bank as bank
 
-from .i18n import LANGS, current_lang, js_strings, level_label, remember_lang, t
-
-LEVELS = ("L1", "L2", "L3")
+from .i18n import LANGS, current_lang, js_strings, remember_lang, t
+from quizapp.levels import LEVELS, level_label
+from quizapp.page_view import page_from_public_view
 
 
 
@@ -153,38 +153,6 @@ def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
     """The learner's view of one variant with its Markdown rendered; cached (variants are deterministic)."""
     key = (row["id"], _question_key(row), seed, lang)
     return _VIEW_MEMO.get(key, lambda: page_from_public_view(_bank().public_view(row["data"], seed, lang)))
-
-
-def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
-    """``checkers.bank.public_view(...)`` -> what ``web/question.html`` shows, every text rendered to safe
-    HTML. Also the author preview's entry point: a draft is shown exactly as learners see it."""
-    return {
-        "id": view["id"],
-        "ref": view.get("ref"),
-        "level": view.get("level"),
-        "tags": list(view.get("tags") or []),
-        "title_html": render_inline(view.get("title") or view["id"]),
-        "title_text": plain_text(view.get("title") or view["id"]),
-        "prompt_html": render_markdown(view.get("prompt") or ""),
-        "parts": [_page_part(p) for p in view.get("parts") or []],
-    }
-
-
-def _page_part(part: dict[str, Any]) -> dict[str, Any]:
-    out = dict(part)
-    out["prompt_html"] = render_markdown(part.get("prompt") or "")
-    out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
-    out["placeholder"] = inputhelp.placeholder(part)
-    out["syntax_help"] = inputhelp.syntax_help(part)
-    # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
-    out["template"] = kind_template(part.get("kind"))
-    if isinstance(part.get("options"), list):  # options a learner picks from: their texts are Markdown
-        out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "")}
-                          for o in part["options"] if isinstance(o, dict) and "id" in o]
-    for key in ("start", "goal"):
-        if isinstance(part.get(key), list):
-            out[key] = " = ".join(str(x) for x in part[key])
-    return out
 
 
 def _parse_variant(raw: str | None, vmax: int) -> int | None:

@@ -1,0 +1,53 @@
+"""A question variant as a page shows it: ``checkers.bank.public_view(...)`` with every text rendered.
+
+One home because three pages show a question's public view: the practice page (``web/question.html``),
+a mock interview's question and the author's live preview (a draft is shown as learners will see it).
+Prompts and hints are Markdown with ``$...$`` maths, rendered to sanitised HTML with MathML
+(:mod:`quizapp.rendering`); each part also gets its placeholder and syntax line
+(:mod:`quizapp.practice.inputhelp`) and the template of its kind's widget (:mod:`quizapp.kind_assets`).
+The public view carries no expected answer, so nothing here can leak one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .kind_assets import kind_template
+from .practice import inputhelp
+from .rendering import plain_text, render_inline, render_markdown
+
+
+def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
+    """``checkers.bank.public_view(...)`` -> what ``web/question.html`` shows, every text rendered to safe
+    HTML. Also the author preview's entry point: a draft is shown exactly as learners see it."""
+    return {
+        "id": view["id"],
+        "ref": view.get("ref"),
+        "level": view.get("level"),
+        "tags": list(view.get("tags") or []),
+        "title_html": render_inline(view.get("title") or view["id"]),
+        "title_text": plain_text(view.get("title") or view["id"]),
+        "prompt_html": render_markdown(view.get("prompt") or ""),
+        "parts": [page_part(p) for p in view.get("parts") or []],
+    }
+
+
+def page_part(part: dict[str, Any]) -> dict[str, Any]:
+    """One part of the public view with its prompt, hint and options rendered, plus its widget's help."""
+    out = dict(part)
+    out["prompt_html"] = render_markdown(part.get("prompt") or "")
+    out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
+    out["placeholder"] = inputhelp.placeholder(part)
+    out["syntax_help"] = inputhelp.syntax_help(part)
+    # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
+    out["template"] = kind_template(part.get("kind"))
+    if isinstance(part.get("options"), list):  # options a learner picks from: their texts are Markdown
+        out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "")}
+                          for o in part["options"] if isinstance(o, dict) and "id" in o]
+    for key in ("start", "goal"):
+        if isinstance(part.get(key), list):
+            out[key] = " = ".join(str(x) for x in part[key])
+    return out
+
+
+__all__ = ["page_from_public_view", "page_part"]
