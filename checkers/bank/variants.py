@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from .. import grading
 from ..kinds.base import Fill, get_kind
 from ..kinds.choice import option_order  # noqa: F401  (part of this module's interface)
+from ..languages import DEFAULT_LANG, norm_lang
 from ..params import generate, substitute_text
 
 #: Variants are ints in ``[0, VARIANT_MAX)``.
@@ -24,8 +25,10 @@ def params_for(question: Mapping[str, Any], seed: int) -> dict[str, Any]:
     return generate(question.get("params"), check_seed(seed))
 
 
-def norm_lang(lang: str | None) -> str:
-    return "zh" if isinstance(lang, str) and lang.lower().startswith("zh") else "en"
+def view_lang(lang: Any) -> str:
+    """The language a view is written in: ``lang`` as :func:`checkers.languages.norm_lang` reads it, else the
+    default language (a view always renders; the service refuses an unsupported ``lang`` before this)."""
+    return norm_lang(lang) or DEFAULT_LANG
 
 
 def _text(block: Any, lang: str, params: Mapping[str, Any]) -> str | None:
@@ -46,7 +49,7 @@ def part_hints(part: Mapping[str, Any], lang: str, params: Mapping[str, Any]) ->
     blocks = list(part.get("hints") or [])
     if part.get("hint"):
         blocks.append(part["hint"])
-    return [substitute_text(b[norm_lang(lang)], params) for b in blocks]
+    return [substitute_text(b[view_lang(lang)], params) for b in blocks]
 
 
 def hint_count(part: Mapping[str, Any]) -> int:
@@ -73,7 +76,7 @@ def _public_part(part: Mapping[str, Any], lang: str, params: Mapping[str, Any],
 
 def public_view(question: Mapping[str, Any], seed: int, lang: str) -> dict[str, Any]:
     """What a learner sees before answering: never expected answers, references or mistakes."""
-    lang = norm_lang(lang)
+    lang = view_lang(lang)
     params = params_for(question, seed)
     return {
         "id": question["id"],
@@ -89,7 +92,7 @@ def public_view(question: Mapping[str, Any], seed: int, lang: str) -> dict[str, 
 
 def solution_view(question: Mapping[str, Any], seed: int, lang: str) -> dict[str, Any]:
     """After-attempt material: key points, pitfalls, the worked solution and each part's answer."""
-    lang = norm_lang(lang)
+    lang = view_lang(lang)
     params = params_for(question, seed)
     sol = question["solution"]
     return {
