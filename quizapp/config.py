@@ -42,6 +42,11 @@ PREVIEW_MAX_CHARS = 200_000
 #: Nodes (aliases expanded) and nesting of an author's YAML document.
 YAML_MAX_NODES = 100_000
 YAML_MAX_DEPTH = 64
+#: Seconds a mock interview gives one question, by level (longer derivations at the higher levels); the
+#: page counts them down, the server judges them (``quizapp.mock.timing``).
+MOCK_SECONDS_BY_LEVEL = {"L1": 180, "L2": 300, "L3": 480}
+#: Seconds after a mock question's budget in which an answer still counts in time (the form's round trip).
+MOCK_GRACE_SECONDS = 5
 
 
 def _int_env(name: str, default: int) -> int:
@@ -84,6 +89,8 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SECURE": _bool_env("SESSION_COOKIE_SECURE"),
         "JSON_SORT_KEYS": False,
+        "MOCK_SECONDS_BY_LEVEL": dict(MOCK_SECONDS_BY_LEVEL),
+        "MOCK_GRACE_SECONDS": MOCK_GRACE_SECONDS,
     }
 
 

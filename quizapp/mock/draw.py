@@ -33,15 +33,19 @@ def draw(rows: Sequence[Mapping[str, Any]], length: int, variant_max: int) -> li
     while pool and len(picked) < length:
         row = pool.pop(secrets.randbelow(len(pool)))
         picked.append({"qid": row["id"], "variant": secrets.randbelow(variant_max), "tags": list(row.get("tags") or []),
-                       "started": None, "seconds": None, "attempt": None, "score": None, "max": None})
+                       "started": None, "seconds": None, "limit": None, "over_time": False, "attempt": None,
+                       "score": None, "max": None})
     return picked
 
 
 def report(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Totals and one row per topic (a question counts under each of its tags)."""
-    topics: dict[str, dict[str, float]] = defaultdict(lambda: {"questions": 0, "score": 0.0, "max": 0.0,
-                                                               "seconds": 0})
-    total = {"questions": 0, "score": 0.0, "max": 0.0, "seconds": 0}
+    """Totals and one row per topic (a question counts under each of its tags): questions, score, most
+    score, seconds used, and how many answers came after their question's time (``over_time``)."""
+    def empty() -> dict[str, float]:
+        return {"questions": 0, "score": 0.0, "max": 0.0, "seconds": 0, "over_time": 0}
+
+    topics: dict[str, dict[str, float]] = defaultdict(empty)
+    total = empty()
     for item in items:
         rows = [total] + [topics[t] for t in item.get("tags") or []]
         for row in rows:
@@ -49,4 +53,5 @@ def report(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             row["score"] += float(item.get("score") or 0.0)
             row["max"] += float(item.get("max") or 0.0)
             row["seconds"] += int(item.get("seconds") or 0)
+            row["over_time"] += 1 if item.get("over_time") else 0
     return {"total": total, "topics": dict(sorted(topics.items()))}

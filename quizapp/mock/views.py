@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from checkers.bank import VARIANT_MAX, public_view, solution_view
 
 from ..db import get_session
@@ -14,7 +14,7 @@ from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
 from ..learning import pagekit
 from ..services import attempts, questions
-from . import draw
+from . import draw, timing
 from ..discover.catalog import tag_names
 from ..rendering import render_markdown
 from ..web import data
@@ -25,6 +25,15 @@ pagekit.install(bp)
 
 SESSION_KEY = "mock_interview"
 LEVELS = ("L1", "L2", "L3")
+
+
+def _now() -> float:
+    """The server's clock: ``MOCK_CLOCK`` in the app config when set (tests advance it by hand)."""
+    return float((current_app.config.get("MOCK_CLOCK") or time.time)())
+
+
+def _grace() -> float:
+    return float(current_app.config["MOCK_GRACE_SECONDS"])
 
 
 def _tags() -> dict[str, dict[str, str]]:
@@ -78,9 +87,11 @@ def start():
     items = draw.draw(rows, int(raw), int(VARIANT_MAX))
     if not items:
         return _setup(_("No questions match these levels and topics."), 422, chosen)
+    by_level = current_app.config["MOCK_SECONDS_BY_LEVEL"]
     for item in items:
-        data = next(r["data"] for r in rows if r["id"] == item["qid"])
-        item["max"] = sum(float(p.get("weight", 1)) for p in data.get("parts") or [])
+        row = next(r for r in rows if r["id"] == item["qid"])
+        item["max"] = sum(float(p.get("weight", 1)) for p in row["data"].get("parts") or [])
+        item["limit"] = timing.budget_seconds(row.get("level"), by_level)
     _save({"items": items})
     return redirect(url_for("mock.question", n=1), code=303)
 
@@ -94,8 +105,10 @@ def _page(state: dict[str, Any], n: int, error: str | None = None, status: int =
         return redirect(url_for("mock.question", n=n + 1) if n < len(state["items"]) else url_for("mock.report"),
                         code=303)
     page = page_from_public_view(public_view(row["data"], item["variant"], current_lang()))
+    limit = int(item.get("limit") or 0)
     return render_template("mock/question.html", lang=current_lang(), q=page, n=n, total=len(state["items"]),
-                           error=error, answers=request.form if error else {}), status
+                           error=error, answers=request.form if error else {}, limit=limit,
+                           remaining=timing.remaining_seconds(item, _now()) if limit else None), status
 
 
 @bp.get("/mock/<int:n>")
@@ -107,8 +120,8 @@ def question(n: int):
         target = _next_open(state)
         return redirect(url_for("mock.question", n=target) if target else url_for("mock.report"), code=303)
     item = state["items"][n - 1]
-    if item.get("started") is None:
-        item["started"] = time.time()
+    if item.get("started") is None:  # the question's clock starts when the server first shows it
+        item["started"] = _now()
         _save(state)
     return _page(state, n)
 
@@ -130,7 +143,8 @@ def answer(n: int):
     if state is None or n != _next_open(state):
         return redirect(url_for("mock.setup"), code=303)
     item = state["items"][n - 1]
-    started = item.get("started") or time.time()
+    if item.get("started") is None:  # answered without the page ever being shown: no time was used
+        item["started"] = _now()
     if request.form.get("skip"):
         item["skipped"] = True
     else:
@@ -144,7 +158,7 @@ def answer(n: int):
         except ServiceError as exc:  # a malformed answer: the same question again, with the message
             return _page(state, n, str(getattr(exc, "message", exc)), 422)
         item.update(attempt=result["attempt_id"], score=result["score"], max=result["max_score"])
-    item["seconds"] = max(0, int(round(time.time() - started)))
+    timing.close(item, _now(), _grace())
     _save(state)
     nxt = _next_open(state)
     return redirect(url_for("mock.question", n=nxt) if nxt else url_for("mock.report"), code=303)
@@ -154,9 +168,12 @@ def answer(n: int):
 def finish():
     state = _state()
     if state is not None:
+        now = _now()
         for item in state["items"]:
             if item.get("attempt") is None:
                 item["skipped"] = True
+                if item.get("started") is not None and item.get("seconds") is None:  # the one on screen
+                    timing.close(item, now, _grace())
         _save(state)
     return redirect(url_for("mock.report"), code=303)
 

@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discover"))  # the
 import bank_fixture  # noqa: E402
 
 from checkers.bank import params_for  # noqa: E402
-from quizapp import testing  # noqa: E402
+import quiz_testing as testing  # noqa: E402
 from quizapp.db import get_db  # noqa: E402
-from quizapp.mock import draw  # noqa: E402
+from quizapp.mock import draw, timing  # noqa: E402
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -82,11 +82,12 @@ def test_setup_rejects_bad_choices_and_needs_csrf(mock_app):
 
 def test_report_counts_each_question_under_each_of_its_topics():
     items = [{"tags": ["a", "b"], "score": 1.0, "max": 2.0, "seconds": 5},
-             {"tags": ["b"], "score": 2.0, "max": 2.0, "seconds": 7}, {"tags": ["a"], "skipped": True, "max": 1.0}]
+             {"tags": ["b"], "score": 2.0, "max": 2.0, "seconds": 7, "over_time": True},
+             {"tags": ["a"], "skipped": True, "max": 1.0}]
     summary = draw.report(items)
-    assert summary["total"] == {"questions": 3, "score": 3.0, "max": 5.0, "seconds": 12}
-    assert summary["topics"]["a"] == {"questions": 2, "score": 1.0, "max": 3.0, "seconds": 5}
-    assert summary["topics"]["b"] == {"questions": 2, "score": 3.0, "max": 4.0, "seconds": 12}
+    assert summary["total"] == {"questions": 3, "score": 3.0, "max": 5.0, "seconds": 12, "over_time": 1}
+    assert summary["topics"]["a"] == {"questions": 2, "score": 1.0, "max": 3.0, "seconds": 5, "over_time": 0}
+    assert summary["topics"]["b"] == {"questions": 2, "score": 3.0, "max": 4.0, "seconds": 12, "over_time": 1}
 
 
 def test_draw_keeps_form_kinds_and_distinct_questions():
@@ -96,3 +97,107 @@ def test_draw_keeps_form_kinds_and_distinct_questions():
     assert [r["id"] for r in ok] == ["q0", "q2", "q4"]
     picked = draw.draw(ok, 5, 10)
     assert sorted(i["qid"] for i in picked) == ["q0", "q2", "q4"] and all(0 <= i["variant"] < 10 for i in picked)
+
+
+class FakeClock:
+    """The server clock the app config injects (``MOCK_CLOCK``): it moves only when a test advances it."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+#: Budgets for these tests, set in the app config (not the defaults), so the pages must read them from there.
+BUDGETS = {"L1": 60, "L2": 120, "L3": 240}
+GRACE = 5
+
+
+def _item(client, n):
+    with client.session_transaction() as sess:
+        return dict(sess["mock_interview"]["items"][n - 1])
+
+
+def _remaining(html):
+    m = re.search(r'id="mock-timer" data-remaining="(\d+)" data-limit="(\d+)"', html)
+    assert m, "no countdown on the page"
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_each_question_is_timed_on_the_server_clock(mock_app):
+    clock = FakeClock()
+    mock_app.config.update(MOCK_CLOCK=clock, MOCK_SECONDS_BY_LEVEL=dict(BUDGETS), MOCK_GRACE_SECONDS=GRACE)
+    client = mock_app.test_client()
+    token = _csrf(client)
+    assert client.post("/mock", data={"csrf_token": token, "level": ["L1", "L2"], "length": "3"}).status_code == 303
+    levels = {q["id"]: q["level"] for q in bank_fixture.QUESTIONS}
+
+    # question 1: its budget by level; the clock starts when the server shows it, a reload does not restart it
+    page = client.get("/mock/1").get_data(as_text=True)
+    limit1 = BUDGETS[levels[_item(client, 1)["qid"]]]
+    assert _remaining(page) == (limit1, limit1)
+    assert 'role="timer"' in page and 'aria-live="polite"' in page and 'src="/assets/mock.js"' in page
+    assert client.get("/assets/mock.js").status_code == 200 and client.get("/assets/mock.css").status_code == 200
+    clock.now += 25
+    assert _remaining(client.get("/mock/1").get_data(as_text=True)) == (limit1 - 25, limit1)
+    clock.now += 5
+    client.post("/mock/1", data={"csrf_token": token, "a-a": "1", "a-b": "no", "seconds": "1"})  # a client's
+    first = _item(client, 1)  # figure for the time is ignored: the server's clock says 30 s
+    assert (first["seconds"], first["limit"], first["over_time"]) == (30, limit1, False)
+
+    # question 2: answered one second after budget + grace -> stored, and over time
+    client.get("/mock/2")
+    limit2 = BUDGETS[levels[_item(client, 2)["qid"]]]
+    clock.now += limit2 + GRACE + 1
+    late = client.get("/mock/2").get_data(as_text=True)
+    assert _remaining(late) == (0, limit2) and "Time is up for this question" in late
+    assert client.post("/mock/2", data={"csrf_token": token, "a-a": "1", "a-b": "no"}).status_code == 303
+    second = _item(client, 2)
+    assert (second["seconds"], second["over_time"]) == (limit2 + GRACE + 1, True) and second["attempt"]
+
+    # question 3: skipped long after its time -> no answer, so not over time
+    client.get("/mock/3")
+    clock.now += 10_000
+    client.post("/mock/3", data={"csrf_token": token, "skip": "1"})
+    third = _item(client, 3)
+    assert third["skipped"] and third["over_time"] is False and third["seconds"] == 10_000
+
+    html = client.get("/mock/report").get_data(as_text=True)
+    assert re.search(r'id="mock-over-time">[^<]*time: 1\.</p>', html), html.split("mock-over-time")[1][:200]
+    assert f"30 s of {limit1} s" in html and f"{limit2 + GRACE + 1} s of {limit2} s" in html
+    assert html.count('class="mock-over"') == 1
+    over = re.search(rf'<li data-qid="{second["qid"]}">.*?</li>', html, re.S).group(0)
+    assert 'class="mock-over"' in over
+
+
+def test_an_answer_within_the_grace_seconds_is_in_time(mock_app):
+    clock = FakeClock()
+    mock_app.config.update(MOCK_CLOCK=clock, MOCK_SECONDS_BY_LEVEL=dict(BUDGETS), MOCK_GRACE_SECONDS=GRACE)
+    client = mock_app.test_client()
+    token = _csrf(client)
+    client.post("/mock", data={"csrf_token": token, "level": "L1", "length": "3"})
+    client.get("/mock/1")
+    clock.now += BUDGETS["L1"] + GRACE  # on the edge: still in time
+    client.post("/mock/1", data={"csrf_token": token, "a-a": "1", "a-b": "no"})
+    assert _item(client, 1)["over_time"] is False
+    # finishing early closes the question on screen with the time it had used
+    client.get("/mock/2")
+    clock.now += 12
+    client.post("/mock/finish", data={"csrf_token": token})
+    assert _item(client, 2)["seconds"] == 12 and _item(client, 2)["skipped"]
+
+
+def test_timing_functions_on_a_given_clock():
+    assert timing.budget_seconds("L2", BUDGETS) == 120
+    assert timing.budget_seconds("L9", BUDGETS) == 240  # an unknown level gets the most generous budget
+    item = {"limit": 60, "started": None}
+    assert timing.remaining_seconds(item, 50.0) == 60  # not shown yet: the whole budget
+    item["started"] = 100.0
+    assert timing.remaining_seconds(item, 100.2) == 60  # a started second is not lost to rounding
+    assert timing.remaining_seconds(item, 159.5) == 1
+    assert timing.remaining_seconds(item, 500.0) == 0
+    timing.close(item, 165.0, grace=5)
+    assert (item["seconds"], item["over_time"]) == (65, False)
+    timing.close(item, 165.5, grace=5)
+    assert item["over_time"] is True
