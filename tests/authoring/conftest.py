@@ -1,5 +1,5 @@
-"""Fixtures for the authoring tests: an app on a migrated SQLite file with the sample question, an author,
-a learner with credentials, and their API tokens (one of the author's revoked)."""
+"""Fixtures for the authoring tests: an app on a migrated database (``db_url``: SQLite and PostgreSQL) with the
+sample question, an author, a learner with credentials, and their API tokens (one of the author's revoked)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 
 AUTHOR_PASSWORD = "correct horse battery"
 LEARNER_PASSWORD = "learner password 123"
@@ -27,8 +27,8 @@ def authoring_question():
 
 
 @pytest.fixture
-def authoring_app(tmp_path):
-    app = testing.make_app(tmp_path)
+def authoring_app(tmp_path, db_url):
+    app = testing.make_app(tmp_path, database_url=db_url)
     testing.load_sample(app)
     from quizapp.auth import create_author, create_token, revoke_token
     from quizapp.db import get_db

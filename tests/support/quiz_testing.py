@@ -1,4 +1,4 @@
-"""Helpers for the service's tests (tests/api, tests/service, tests/pg, ...): an app on a migrated SQLite file, a
+"""Helpers for the service's tests (tests/api, tests/service, tests/pg, ...): an app on a migrated database, a
 small sample question, and the app served live by waitress in a thread. Imported by tests only."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import yaml
 
 #: A two-part question (numeric + choice) the service tests load; its bilingual text lives in a YAML file.
 SAMPLE_QUESTION: dict[str, Any] = yaml.safe_load(
-    Path(__file__).with_name("testing_sample.yaml").read_text(encoding="utf-8"))
+    Path(__file__).with_name("quiz_testing_sample.yaml").read_text(encoding="utf-8"))
 
 
 def sample_question(**changes: Any) -> dict[str, Any]:
@@ -39,13 +39,14 @@ def write_bank(root: Path, *questions: dict[str, Any]) -> Path:
     return Path(root)
 
 
-def make_app(tmp_path: Path, *, migrate: bool = True, **config: Any):
-    """An app on ``tmp_path/quiz.sqlite3``, migrated to head (the schema comes from Alembic)."""
-    from . import create_app
-    from .migrate import upgrade
+def make_app(tmp_path: Path, *, migrate: bool = True, database_url: str | None = None, **config: Any):
+    """An app on ``database_url`` (default: SQLite at ``tmp_path/quiz.sqlite3``; the ``db_url`` fixture of
+    tests/conftest.py gives a fresh PostgreSQL database too), migrated to head (the schema comes from Alembic)."""
+    from quizapp import create_app
+    from quizapp.migrate import upgrade
 
     cfg = {"TESTING": True, "SECRET_KEY": "test-secret",
-           "DATABASE_URL": f"sqlite:///{Path(tmp_path) / 'quiz.sqlite3'}", "GRADE_TIMEOUT": 20,
+           "DATABASE_URL": database_url or f"sqlite:///{Path(tmp_path) / 'quiz.sqlite3'}", "GRADE_TIMEOUT": 20,
            # Tests submit and check far faster than a learner; tests/service/test_service_ops.py turns them on.
            "RATELIMIT_ENABLED": False}
     cfg.update(config)
@@ -56,8 +57,8 @@ def make_app(tmp_path: Path, *, migrate: bool = True, **config: Any):
 
 
 def load_sample(app, *questions: dict[str, Any]):
-    from .db import get_db
-    from .services.questions import sync_bank
+    from quizapp.db import get_db
+    from quizapp.services.questions import sync_bank
 
     with app.app_context():
         session = get_db(app).Session()
@@ -74,10 +75,10 @@ def schema_diffs(engine) -> list:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from .models import Base
+    from quizapp.models import Base
 
     with engine.connect() as conn:
-        from .discover.index import autogen_include_name  # the search index's tables are not models
+        from quizapp.discover.index import autogen_include_name  # the search index's tables are not models
 
         opts = {"compare_type": True, "include_name": autogen_include_name}
         return compare_metadata(MigrationContext.configure(conn, opts=opts), Base.metadata)
@@ -89,8 +90,8 @@ def assert_migration_round_trip(app, *, on_head: Callable[[Any], None] | None = 
     upgrading again matches the models. Returns the head revision; disposes of the engine."""
     from sqlalchemy import inspect
 
-    from .db import get_db
-    from .migrate import current_revision, downgrade, head_revision, upgrade
+    from quizapp.db import get_db
+    from quizapp.migrate import current_revision, downgrade, head_revision, upgrade
 
     engine = get_db(app).engine
     assert inspect(engine).get_table_names() == []
