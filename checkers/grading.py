@@ -41,7 +41,8 @@ def validate(raw: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
                 "error": AnswerParseError("The answer is too complex to read.").to_dict(), "warning": None}
     # A kind may warn about an answer it can read but that is likely to be judged too coarse (numeric:
     # fewer significant figures than the part asks for, by the same test the grader applies).
-    return {"valid": True, "interpreted_as": {"text": interp.text, "latex": interp.latex, "mathml": interp.mathml},
+    return {"valid": True, "interpreted_as": {"text": interp.text, "latex": interp.latex, "mathml": interp.mathml,
+                                              "spoken": interp.spoken},
             "error": None, "warning": checker.warning(parsed, spec)}
 
 

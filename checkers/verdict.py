@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from . import i18n
 from .i18n import Message
-from .languages import DEFAULT_LANG
+from .languages import DEFAULT_LANG, LANGS
 
 Status = Literal["correct", "incorrect", "invalid", "undecided", "error"]
 
@@ -31,6 +31,15 @@ class Interpretation:
     text: str
     latex: str = ""
     mathml: str = ""
+    #: What a screen reader reads instead of the MathML, in every language (:mod:`checkers.mathparse.spoken`);
+    #: read from ``mathml`` when not given.
+    spoken: Message = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.spoken:
+            from .mathparse.spoken import speak_mathml
+
+            self.spoken = speak_mathml(self.mathml) if self.mathml else {lang: self.text for lang in LANGS}
 
 
 @dataclass

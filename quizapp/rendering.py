@@ -8,11 +8,17 @@ iframes, forms, SVG, ``javascript:``/``data:`` URLs, ``id``/``name`` (DOM clobbe
 ``maction`` and ``annotation-xml`` never survive, whatever the author writes: authored content cannot run a
 script in a learner's browser. Pages also send ``Content-Security-Policy: default-src 'self'``.
 
+Every formula carries its spoken form for screen readers (:mod:`checkers.mathparse.spoken`): a visually
+hidden ``<span class="sr-only">`` in the reader's language (the request's, or ``lang=``) before the MathML,
+which sits in an ``aria-hidden`` span -- the page draws the same MathML as before, and a reader that cannot read
+MathML still gets the formula.
+
 Public functions return :class:`markupsafe.Markup` so Jinja does not escape them a second time.
 """
 
 from __future__ import annotations
 
+import contextvars
 import html
 import re
 from functools import lru_cache
@@ -22,6 +28,9 @@ import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from checkers.languages import DEFAULT_LANG, LANGS
+from checkers.mathparse.spoken import speak_mathml
 
 __all__ = [
     "render_markdown",
@@ -82,11 +91,12 @@ ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
     "th": {"align", "colspan", "rowspan", "scope"},
     "ol": {"start"},
     "abbr": {"title"},
+    "span": {"aria-hidden"},  # the drawn MathML of a formula whose words precede it
     **_MATHML_ATTRS,
 }
 
 ALLOWED_CLASSES = {
-    "span": {"math", "inline", "display", "math-error"},
+    "span": {"math", "inline", "display", "math-error", "sr-only"},
     "div": {"math", "block", "display"},
     "code": {"math-error"},
 }
@@ -103,6 +113,8 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
         return value if value == "http://www.w3.org/1998/Math/MathML" else None
     if attr in _FREE_TEXT_ATTRS:
         return value
+    if attr == "aria-hidden":
+        return value if value == "true" else None
     if attr == "encoding":
         return value if value in {"TeX", "application/x-tex"} else None
     if tag in MATHML_TAGS or tag in {"td", "th", "ol", "img"}:
@@ -126,6 +138,11 @@ def sanitize_html(fragment: str) -> str:
     )
 
 
+#: The language of the spoken forms while one text renders (the Markdown plugin's callback has no argument
+#: for it); a context variable, so concurrent requests in threads do not mix languages.
+_LANG: contextvars.ContextVar[str] = contextvars.ContextVar("render_lang", default=DEFAULT_LANG)
+
+
 def _math_to_html(latex: str, display: bool) -> str:
     latex = latex.strip()
     if len(latex) > MAX_MATH_CHARS:
@@ -134,7 +151,33 @@ def _math_to_html(latex: str, display: bool) -> str:
         mathml = latex2mathml.converter.convert(latex, display="block" if display else "inline")
     except Exception:  # noqa: BLE001 - any converter failure shows the source as code, never a 500
         return f'<code class="math-error">{html.escape(latex)}</code>'
-    return mathml
+    spoken = speak_mathml(mathml).get(_LANG.get()) or _latex_to_plain(latex)
+    # the words for screen readers, then the drawing, hidden from them
+    return f'<span class="sr-only">{html.escape(spoken)}</span><span aria-hidden="true">{mathml}</span>'
+
+
+def _lang(lang) -> str:
+    """``lang`` when it is a supported language, else the current request's, else the default."""
+    if lang in LANGS:
+        return lang
+    try:
+        from flask import has_request_context
+
+        if has_request_context():
+            from .i18n import current_lang
+
+            return current_lang()
+    except ImportError:  # pragma: no cover - Flask is a dependency of the service
+        pass
+    return DEFAULT_LANG
+
+
+def _in_lang(lang: str, fn, *args):
+    token = _LANG.set(lang)
+    try:
+        return fn(*args)
+    finally:
+        _LANG.reset(token)
 
 
 def _dollar_renderer(content: str, options: dict) -> str:
@@ -173,37 +216,37 @@ def _clip(text) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _render_block(text: str) -> str:
-    return sanitize_html(_MD.render(text))
+def _render_block(text: str, lang: str = DEFAULT_LANG) -> str:
+    return sanitize_html(_in_lang(lang, _MD.render, text))
 
 
 @lru_cache(maxsize=4096)
-def _render_inline(text: str) -> str:
-    out = sanitize_html(_MD.render(text)).strip()
+def _render_inline(text: str, lang: str = DEFAULT_LANG) -> str:
+    out = sanitize_html(_in_lang(lang, _MD.render, text)).strip()
     # A single paragraph loses its <p> wrapper so it can sit inside a heading, label or list item.
     if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
         out = out[3:-4]
     return out
 
 
-def render_markdown(text) -> Markup:
-    """Markdown with ``$maths$`` -> sanitised HTML (block level)."""
-    return Markup(_render_block(_clip(text)))
+def render_markdown(text, lang: str | None = None) -> Markup:
+    """Markdown with ``$maths$`` -> sanitised HTML (block level); formulas spoken in ``lang``."""
+    return Markup(_render_block(_clip(text), _lang(lang)))
 
 
-def render_inline(text) -> Markup:
+def render_inline(text, lang: str | None = None) -> Markup:
     """Like :func:`render_markdown` but without the paragraph wrapper for one-line text (titles, options)."""
-    return Markup(_render_inline(_clip(text)))
+    return Markup(_render_inline(_clip(text), _lang(lang)))
 
 
 @lru_cache(maxsize=2048)
-def _render_math(latex: str, display: bool) -> str:
-    return sanitize_html(_math_to_html(latex, display))
+def _render_math(latex: str, display: bool, lang: str = DEFAULT_LANG) -> str:
+    return sanitize_html(_in_lang(lang, _math_to_html, latex, display))
 
 
-def render_math(latex, display: bool = False) -> Markup:
-    """One LaTeX expression -> sanitised MathML."""
-    return Markup(_render_math(_clip(latex), bool(display)))
+def render_math(latex, display: bool = False, lang: str | None = None) -> Markup:
+    """One LaTeX expression -> sanitised MathML, with its spoken form in ``lang``."""
+    return Markup(_render_math(_clip(latex), bool(display), _lang(lang)))
 
 
 _GREEK = {name: chr(code) for name, code in (

@@ -128,8 +128,25 @@
     });
   }
 
+  function spokenOf(value) {
+    // a formula's text alternative in the page's language (checkers/mathparse/spoken.py), else its typed text
+    var s = value && value.spoken;
+    var text = (s && typeof s === 'object') ? (s[cfg.lang] || s.en) : '';
+    return text || (value && typeof value.text === 'string' ? value.text : '');
+  }
+
+  function withSpoken(node, text) {
+    // screen readers read the words (not every one reads MathML); the formula is shown and hidden from them
+    if (!node || !text) { return node; }
+    var wrap = el('span', 'math-spoken');
+    wrap.appendChild(el('span', 'sr-only', text));
+    node.setAttribute('aria-hidden', 'true');
+    wrap.appendChild(node);
+    return wrap;
+  }
+
   function mathOrText(interp) {
-    var node = interp ? safeMath(interp.mathml) : null;
+    var node = interp ? withSpoken(safeMath(interp.mathml), spokenOf(interp)) : null;
     var text = interp && (interp.text || interp.latex);
     if (!node) { return el('code', null, text || ''); }
     if (text && text.indexOf(' = ') > 0 && text.indexOf('\n') < 0) {
@@ -236,6 +253,10 @@
       var interp = d.interpreted_as;
       var lines = Array.isArray(source) && interp ? safeMathLines(interp.mathml, source.length) : null;
       if (lines) {
+        var said = (interp.spoken && (interp.spoken[cfg.lang] || interp.spoken.en) || '').split('\n');
+        lines = lines.map(function (node, i) {
+          return said.length === lines.length ? withSpoken(node, said[i]) : node;
+        });
         clear(preview);
         preview.className = 'preview preview-ok';
         preview.appendChild(el('div', 'preview-label', T('interpreted_as') + ':'));
@@ -325,7 +346,7 @@
   function expectedNode(value) {
     if (typeof value === 'number') { return el('code', null, fmt(value)); }
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      var m = safeMath(value.mathml);
+      var m = withSpoken(safeMath(value.mathml), spokenOf(value));
       if (m) { return m; }
       if (Array.isArray(value.reference)) { return expectedNode(value.reference); }
       var text = value.text || value.latex || value.value;

@@ -7,7 +7,8 @@ symbolic parts use): terms, factors and divisions in the order typed, only impli
 (``2x`` -> ``2*x``, ``2 · x``). A continuation line (``= ...``) keeps its leading ``=``.
 
 The three forms of the whole answer: ``text`` one line per step, ``latex`` lines joined by ``\\\\``,
-``mathml`` one top-level ``<mrow>`` per line (the page splits it back into one formula per step).
+``mathml`` one top-level ``<mrow>`` per line (the page splits it back into one formula per step),
+``spoken`` one line per step (:mod:`checkers.mathparse.spoken`, the text a screen reader reads).
 A line the typed renderer cannot read again falls back to sympy's form of that line, never to an error:
 the line was read once already, by the same parser within its size and depth bounds.
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ...languages import LANGS
+from ...mathparse.spoken import speak_mathml
 from ...verdict import AnswerParseError, Interpretation
 
 
@@ -46,6 +49,8 @@ def line_forms(line: Any, spec: Mapping[str, Any]) -> tuple[str, str, str]:
 def interpretation(lines: Sequence[Any], spec: Mapping[str, Any]) -> Interpretation:
     """The whole derivation as typed, one line per step (see the module docstring)."""
     forms = [line_forms(ln, spec) for ln in lines]
+    spoken = [speak_mathml(f[2]) for f in forms]
     return Interpretation(text="\n".join(f[0] for f in forms),
                           latex=" \\\\ ".join(f[1] for f in forms),
-                          mathml="".join(f"<mrow>{f[2]}</mrow>" for f in forms))
+                          mathml="".join(f"<mrow>{f[2]}</mrow>" for f in forms),
+                          spoken={lang: "\n".join(s[lang] for s in spoken) for lang in LANGS})

@@ -371,7 +371,9 @@ class SymbolicChecker(Kind):
 
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         p = parse_spec_expr(str(spec["expected"]), spec, params)
-        return {"text": p.text, "latex": p.latex, "mathml": p.mathml}
+        from checkers.mathparse.spoken import speak_mathml  # the solution's formula, read aloud
+
+        return {"text": p.text, "latex": p.latex, "mathml": p.mathml, "spoken": speak_mathml(p.mathml)}
 
     def grade(self, parsed, spec: Mapping[str, Any], params: Mapping[str, Any], *,
               timeout: float | None = None) -> Verdict:

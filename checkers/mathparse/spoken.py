@@ -1,0 +1,272 @@
+"""A formula's spoken form: the text a screen reader reads instead of the MathML.
+
+Not every browser and screen reader reads MathML, so each formula on a page also carries a text
+alternative. It is read from the formula's presentation tree -- the one shape that every formula on a
+page shares: authored LaTeX (prompts, key points, solutions) converted by latex2mathml, and the
+learner's own expression rendered as typed (:mod:`.typed`) for "interpreted as". For example
+``p*ln(p/q)`` reads "p times log of p over q" (in Chinese the words come from the catalog, in its order).
+
+Rules, after the way mathematics is read aloud (MathSpeak's "over", "to the power", "sub"; Chinese
+reads a fraction denominator first, "q fen zhi p" for p over q):
+
+* tokens: identifiers and numbers as written, Greek letters by name, operators as words;
+* a known function (ln, log, exp, sin, min, ...) followed by a bracket: "log of <argument>", the
+  argument's brackets not spoken; other brackets are spoken ("open bracket" ... "close bracket");
+* ``mfrac``: "a over b" for two single tokens, else "the fraction ..., end of fraction";
+* ``msup``: "x squared" for an exponent of 2, "x to the power n", ", end of power" after a longer one;
+* ``msub``: "x sub i"; ``msqrt``/``mroot``: "the square root of ..."; ``munderover``: "sum from a to b".
+
+Every word is an English msgid of the ``checkers`` catalog (:mod:`checkers.i18n`), so each language has
+its own word order; :func:`speak_mathml` returns the text in every language at once.
+
+Work is linear in the size of the markup: the callers bound it (a maths span of authored text is at
+most ``quizapp.rendering.MAX_MATH_CHARS``, a learner's expression the parser's size limit); nesting
+deeper than :data:`MAX_DEPTH` is read as its plain characters.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any, Sequence
+
+from ..i18n import N_, Message, msg
+from ..languages import LANGS
+
+MAX_DEPTH = 64
+_NS = re.compile(r"^\{[^}]*\}")
+
+_GREEK = {chr(c): name for c, name in (
+    (0x3B1, "alpha"), (0x3B2, "beta"), (0x3B3, "gamma"), (0x3B4, "delta"), (0x3B5, "epsilon"),
+    (0x3F5, "epsilon"), (0x3B6, "zeta"), (0x3B7, "eta"), (0x3B8, "theta"), (0x3B9, "iota"),
+    (0x3BA, "kappa"), (0x3BB, "lambda"), (0x3BC, "mu"), (0x3BD, "nu"), (0x3BE, "xi"), (0x3C0, "pi"),
+    (0x3C1, "rho"), (0x3C3, "sigma"), (0x3C4, "tau"), (0x3C6, "phi"), (0x3D5, "phi"), (0x3C7, "chi"),
+    (0x3C8, "psi"), (0x3C9, "omega"), (0x393, "capital gamma"), (0x394, "capital delta"),
+    (0x398, "capital theta"), (0x39B, "capital lambda"), (0x3A0, "capital pi"), (0x3A3, "capital sigma"),
+    (0x3A6, "capital phi"), (0x3A8, "capital psi"), (0x3A9, "capital omega"))}
+
+#: Operators read as words (msgids); an operator not listed is read as its character.
+_OPS = {
+    "+": N_("plus"), "-": N_("minus"), "\u2212": N_("minus"), "\u00b1": N_("plus or minus"),
+    "\u00b7": N_("times"), "\u22c5": N_("times"), "\u00d7": N_("times"), "*": N_("times"), "\u2217": N_("times"),
+    "/": N_("divided by"), "\u00f7": N_("divided by"),
+    "=": N_("equals"), "<": N_("is less than"), ">": N_("is greater than"), "\u2264": N_("is at most"),
+    "\u2265": N_("is at least"), "\u2260": N_("is not equal to"), "\u2248": N_("is approximately"),
+    "\u221d": N_("is proportional to"), "\u2192": N_("tends to"), "\u2208": N_("in"), "\u223c": N_("distributed as"),
+    "~": N_("distributed as"), "|": N_("given"), "\u2223": N_("given"), "\u2225": N_("parallel"),
+    "\u2016": N_("parallel"), "\u2211": N_("the sum"), "\u220f": N_("the product"), "\u222b": N_("the integral"),
+    "\u221e": N_("infinity"), "\u2202": N_("partial"), "\u2207": N_("gradient"), "!": N_("factorial"),
+    "%": N_("percent"),
+}
+_OPEN, _CLOSE = "([{\u27e8", ")]}\u27e9"
+_INVISIBLE = {"\u2061", "\u2062", "\u2063", "\u2064", ""}
+#: Functions read as "<name> of <argument>": their own word where one exists (msgids), else the name.
+_FUNCS = {"ln": N_("log"), "log": N_("log"), "exp": N_("exp"), "min": N_("min"), "max": N_("max"),
+          "argmin": N_("arg min"), "argmax": N_("arg max"), "sin": "sin", "cos": "cos", "tan": "tan",
+          "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "sigmoid": N_("sigmoid"), "\u03c3": N_("sigmoid"),
+          "sqrt": N_("square root"), "abs": N_("absolute value"), "clip": N_("clip"), "KL": "KL",
+          "E": N_("expectation"), "\U0001d53c": N_("expectation"), "Var": N_("variance")}
+_ACCENTS = {"^": N_("hat"), "\u02c6": N_("hat"), "\u0302": N_("hat"), "\u00af": N_("bar"), "\u203e": N_("bar"),
+            "\u2015": N_("bar"), "\u0304": N_("bar"), "~": N_("tilde"), "\u02dc": N_("tilde"), "\u0303": N_("tilde"),
+            ".": N_("dot"), "\u02d9": N_("dot"), "\u2192": N_("vector")}
+_MARKS = {"*": N_("star"), "\u2217": N_("star"), "\u22c6": N_("star"), "\u2032": N_("prime"), "'": N_("prime"),
+          "\u2033": N_("double prime"), "\u22a4": N_("transpose")}
+_BIG_OPS = {"\u2211", "\u220f", "\u222b"}
+_NAMED = {"\U0001d53c": N_("expectation")}
+_SIMPLE = {"mi", "mn", "mtext", "ms"}
+_SEQUENCE = {"math", "mrow", "mstyle", "mpadded", "semantics", "menclose", "merror", "mtd", "mphantom"}
+
+
+def _same(text: str) -> Message:
+    return {lang: text for lang in LANGS}
+
+
+def _word(msgid: str) -> Message:
+    return msg(msgid) if msgid else _same("")
+
+
+def _join(parts: Sequence[Message], sep: str = " ") -> Message:
+    return {lang: sep.join(p[lang] for p in parts if p.get(lang)) for lang in LANGS}
+
+
+def _tag(el: ET.Element) -> str:
+    return _NS.sub("", el.tag) if isinstance(el.tag, str) else ""
+
+
+def _text(el: ET.Element) -> str:
+    return "".join(el.itertext()).strip()
+
+
+def _kids(el: ET.Element) -> list[ET.Element]:
+    return [k for k in el if _tag(k) not in ("annotation", "annotation-xml", "none", "mprescripts", "mspace")]
+
+
+def _is_simple(el: ET.Element) -> bool:
+    """A single token (possibly wrapped in rows): read without "end of" markers."""
+    while _tag(el) in _SEQUENCE and len(_kids(el)) == 1:
+        el = _kids(el)[0]
+    return _tag(el) in _SIMPLE or (_tag(el) == "mo" and _text(el) not in _OPS)
+
+
+def _bracket(el: ET.Element, chars: str) -> bool:
+    return _tag(el) == "mo" and _text(el) in chars
+
+
+def _visible(items: list[ET.Element]) -> list[ET.Element]:
+    return [k for k in items if not (_tag(k) == "mo" and _text(k) in _INVISIBLE)]
+
+
+def _words(items: list[ET.Element]) -> list[ET.Element]:
+    """Runs of upright single letters (``\\mathrm{ref}``, set one ``<mi>`` per letter) as one word."""
+    out: list[ET.Element] = []
+    for el in items:
+        upright = _tag(el) == "mi" and el.get("mathvariant") == "normal" and len(_text(el)) == 1
+        if upright and out and out[-1].get("data-word") == "1":
+            out[-1].text = (out[-1].text or "") + _text(el)
+            continue
+        if upright:
+            word = ET.Element("mi", {"data-word": "1"})
+            word.text = _text(el)
+            el = word
+        out.append(el)
+    return out
+
+
+class _Speaker:
+    def node(self, el: ET.Element, depth: int = 0) -> Message:
+        if depth > MAX_DEPTH:
+            return _same(_text(el))
+        tag, kids = _tag(el), _kids(el)
+        d = depth + 1
+        if tag in ("mi", "mtext", "ms"):
+            return self.token(_text(el))
+        if tag == "mn":
+            return _same(_text(el))
+        if tag == "mo":
+            return self.operator(_text(el))
+        if tag == "mfrac" and len(kids) == 2:
+            num, den = self.node(kids[0], d), self.node(kids[1], d)
+            if _is_simple(kids[0]) and _is_simple(kids[1]):
+                return msg("%(num)s over %(den)s", num=num, den=den)
+            return msg("the fraction %(num)s over %(den)s, end of fraction", num=num, den=den)
+        if tag == "msup" and len(kids) == 2:
+            return self.power(self.node(kids[0], d), kids[1], d)
+        if tag in ("msub", "msubsup") and _text(kids[0]) in _BIG_OPS:
+            return self.limits("munder" if tag == "msub" else "munderover", kids, d)
+        if tag == "msub" and len(kids) == 2:
+            return msg("%(base)s sub %(sub)s", base=self.node(kids[0], d), sub=self.node(kids[1], d))
+        if tag == "msubsup" and len(kids) == 3:
+            base = msg("%(base)s sub %(sub)s", base=self.node(kids[0], d), sub=self.node(kids[1], d))
+            return self.power(base, kids[2], d)
+        if tag == "msqrt":
+            return msg("the square root of %(x)s", x=self.sequence(kids, d))
+        if tag == "mroot" and len(kids) == 2:
+            return msg("the %(n)s-th root of %(x)s", n=self.node(kids[1], d), x=self.node(kids[0], d))
+        if tag in ("munder", "mover", "munderover") and len(kids) >= 2:
+            return self.limits(tag, kids, d)
+        if tag == "mtable":
+            rows = [_join([self.node(c, d) for c in _kids(r)], ", ") for r in kids]
+            return _join(rows, "; ")
+        if tag == "mfenced":
+            opener, closer = el.get("open", "("), el.get("close", ")")
+            inner = _join([self.node(k, d) for k in kids], ", ")
+            return _join([self.operator(opener), inner, self.operator(closer)])
+        return self.sequence(kids, d)
+
+    def token(self, text: str) -> Message:
+        if text in _NAMED:
+            return _word(_NAMED[text])
+        if text in _OPS and not text.isalnum():  # an operator set as an identifier (latex2mathml's \sim)
+            return self.operator(text)
+        if text in _GREEK:
+            return _same(_GREEK[text])
+        if len(text) > 1 and all(ch in _GREEK for ch in text):
+            return _same(" ".join(_GREEK[ch] for ch in text))
+        return _same(text)
+
+    def operator(self, text: str) -> Message:
+        if text in _INVISIBLE:
+            return _same("")
+        if text in _OPEN:
+            return _word(N_("open bracket"))
+        if text in _CLOSE:
+            return _word(N_("close bracket"))
+        if text == ",":
+            return _same(",")
+        return _word(_OPS[text]) if text in _OPS else _same(text)
+
+    def power(self, base: Message, exp: ET.Element, d: int) -> Message:
+        if _text(exp) in _MARKS:  # pi^*: a mark, not a power
+            return msg("%(base)s %(mark)s", base=base, mark=_word(_MARKS[_text(exp)]))
+        if _text(exp) == "2" and _is_simple(exp):
+            return msg("%(base)s squared", base=base)
+        spoken = self.node(exp, d)
+        if _is_simple(exp):
+            return msg("%(base)s to the power %(exp)s", base=base, exp=spoken)
+        return msg("%(base)s to the power %(exp)s, end of power", base=base, exp=spoken)
+
+    def limits(self, tag: str, kids: list[ET.Element], d: int) -> Message:
+        base = self.node(kids[0], d)
+        if tag == "mover" and _text(kids[1]) in _ACCENTS:
+            return msg("%(base)s %(accent)s", base=base, accent=_word(_ACCENTS[_text(kids[1])]))
+        if tag == "munderover" and len(kids) == 3:
+            return msg("%(op)s from %(low)s to %(high)s", op=base, low=self.node(kids[1], d),
+                       high=self.node(kids[2], d))
+        if tag == "munder":
+            return msg("%(op)s over %(low)s", op=base, low=self.node(kids[1], d))
+        return msg("%(base)s with %(above)s above", base=base, above=self.node(kids[1], d))
+
+    def sequence(self, items: list[ET.Element], d: int) -> Message:
+        items = _words(_visible(items))
+        out: list[Message] = []
+        i = 0
+        while i < len(items):
+            el = items[i]
+            name = _text(el) if _tag(el) in ("mi", "mo") else None  # latex2mathml sets \min as <mo>
+            if name in _FUNCS and i + 1 < len(items):
+                arg, i = self.argument(items, i + 1, d)
+                word = _FUNCS[name]
+                fname = _word(word) if word != name else _same(name)
+                out.append(msg("%(name)s of %(arg)s", name=fname, arg=arg))
+                continue
+            out.append(self.node(el, d))
+            i += 1
+        return _join(out)
+
+    def argument(self, items: list[ET.Element], i: int, d: int) -> tuple[Message, int]:
+        """The argument of a function at ``items[i]``: a bracketed run (its brackets silent), a fenced
+        row, or the next item alone; with the index after it."""
+        first = items[i]
+        if _bracket(first, _OPEN):
+            depth = 0
+            for j in range(i, len(items)):
+                if _bracket(items[j], _OPEN):
+                    depth += 1
+                elif _bracket(items[j], _CLOSE):
+                    depth -= 1
+                    if depth == 0:
+                        return self.sequence(items[i + 1:j], d), j + 1
+        if _tag(first) == "mrow":
+            inner = _visible(_kids(first))
+            if len(inner) >= 2 and _bracket(inner[0], _OPEN) and _bracket(inner[-1], _CLOSE):
+                return self.sequence(inner[1:-1], d), i + 1
+        return self.node(first, d), i + 1
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"\s+([,;])", r"\1", text)
+
+
+def speak_mathml(markup: Any) -> Message:
+    """The spoken form of presentation MathML (a ``<math>`` element or the inner markup), in every
+    language: ``{"en": ..., "zh": ...}``. Markup that is not well-formed reads as its characters."""
+    if not isinstance(markup, str) or not markup.strip():
+        return _same("")
+    source = markup if markup.lstrip().startswith("<math") else f"<math>{markup}</math>"
+    try:
+        root = ET.fromstring(source)
+    except ET.ParseError:
+        return _same(_tidy(re.sub(r"<[^>]*>", " ", markup)))
+    spoken = _Speaker().node(root)
+    return {lang: _tidy(text) for lang, text in spoken.items()}
