@@ -10,6 +10,11 @@
 ``GRADE_TIMEOUT``      seconds one part may take to grade before it is ``undecided`` (default 10)
 ``SESSION_COOKIE_SECURE`` ``1``: the learner and author cookies are sent over https only (behind a TLS
                        proxy; a request that itself arrives over https gets Secure cookies anyway)
+``GRADING_BACKEND``    where heavy kinds (``code``) grade: ``local`` (default: in this process's sandbox) or
+                       ``rq`` (a job on a Redis queue that ``rq worker`` processes on grading hosts run)
+``REDIS_URL``          the Redis of the grading queue (default ``redis://127.0.0.1:6379/0``)
+``GRADING_QUEUE``      the queue's name (default ``grading``); ``GRADING_QUEUE_WAIT``: seconds a request
+                       waits for a queued verdict before answering 503 / storing ``undecided`` (default 30)
 =====================  =========================================================================
 """
 
@@ -47,6 +52,18 @@ YAML_MAX_DEPTH = 64
 MOCK_SECONDS_BY_LEVEL = {"L1": 180, "L2": 300, "L3": 480}
 #: Seconds after a mock question's budget in which an answer still counts in time (the form's round trip).
 MOCK_GRACE_SECONDS = 5
+#: Where heavy answer kinds grade (``GRADING_BACKEND``): in this process, or through a Redis queue (RQ).
+GRADING_BACKENDS = ("local", "rq")
+DEFAULT_GRADING_BACKEND = "local"
+#: The answer kinds a queue backend sends to grading hosts: running learner code is the heavy work; the other
+#: kinds grade in bounded milliseconds and stay in the web process.
+QUEUED_KINDS = frozenset({"code"})
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+DEFAULT_GRADING_QUEUE = "grading"
+#: Seconds a request waits for a queued verdict (covers a cold grading host starting its code sandbox).
+DEFAULT_GRADING_QUEUE_WAIT = 30.0
+#: Seconds to connect to Redis before the grading queue counts as down (a 503, not a hung request).
+REDIS_CONNECT_TIMEOUT = 2.0
 
 
 def _int_env(name: str, default: int) -> int:
@@ -70,6 +87,13 @@ def _bool_env(name: str, default: bool = False) -> bool:
     raise RuntimeError(f"environment variable {name} must be true or false, got {raw!r}")
 
 
+def _choice_env(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = (os.environ.get(name) or "").strip().lower() or default
+    if raw not in choices:
+        raise RuntimeError(f"environment variable {name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
 def from_env(instance_path: str) -> dict[str, Any]:
     """The configuration the environment asks for (defaults filled in; nothing created yet)."""
     default_db = "sqlite:///" + str(Path(instance_path) / "quizapp.sqlite3")
@@ -82,6 +106,10 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "QUIZ_BANK_PATH": os.environ.get("QUIZ_BANK_PATH") or str(PROJECT_ROOT / "questions"),
         "MIGRATIONS_PATH": str(PROJECT_ROOT / "migrations"),
         "GRADE_TIMEOUT": float(os.environ.get("GRADE_TIMEOUT") or DEFAULT_GRADE_TIMEOUT),
+        "GRADING_BACKEND": _choice_env("GRADING_BACKEND", DEFAULT_GRADING_BACKEND, GRADING_BACKENDS),
+        "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
+        "GRADING_QUEUE": os.environ.get("GRADING_QUEUE") or DEFAULT_GRADING_QUEUE,
+        "GRADING_QUEUE_WAIT": float(os.environ.get("GRADING_QUEUE_WAIT") or DEFAULT_GRADING_QUEUE_WAIT),
         "SQLITE_BUSY_TIMEOUT_MS": _int_env("SQLITE_BUSY_TIMEOUT_MS", 30_000),
         "LEARNER_COOKIE": "quiz_learner",
         "LEARNER_COOKIE_MAX_AGE": 400 * 24 * 3600,

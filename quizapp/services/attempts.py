@@ -26,12 +26,12 @@ from typing import Any, Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from checkers import grading
 from checkers.bank import VARIANT_MAX, params_for, solution_view
 from checkers.kinds import get_kind
 from flask import current_app, has_app_context
 
 from ..errors import NotFound, ValidationError
+from .. import grading_backends
 from ..learners import ensure_learner
 from ..models import Attempt, QuestionVersion
 from .answers import check_answer, json_safe, localize, norm_lang
@@ -78,8 +78,12 @@ def _grade_timeout() -> float | None:
 def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     try:
-        verdict = grading.grade(raw, part, params, timeout=_grade_timeout())
+        verdict = grading_backends.grade(raw, part, params, timeout=_grade_timeout())
         record = json_safe(verdict)
+    except grading_backends.GradingUnavailable as exc:  # the queue gave no verdict: kept, not counted
+        log.warning("grading part %r: %s", part.get("id"), exc.message)
+        record = {"status": "undecided", "score": 0.0, "feedback": _in_every_language(CHECKER_FAILED),
+                  "note": exc.code, "interpreted_as": None, "details": {}}
     except Exception:  # noqa: BLE001 - grade() never raises for learner input; a bug must not lose the attempt
         log.exception("grading part %r failed", part.get("id"))
         record = {"status": "undecided", "score": 0.0, "feedback": _in_every_language(CHECKER_FAILED),

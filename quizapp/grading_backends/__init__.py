@@ -1,0 +1,90 @@
+"""Where a heavy answer is graded: in this process (``local``) or on grading hosts behind a Redis queue (``rq``).
+
+The grading service and the check endpoints call :func:`grade` and :func:`check` here instead of the kind;
+this module picks the backend from the app's configuration (``GRADING_BACKEND``, ``REDIS_URL``,
+``GRADING_QUEUE``, ``GRADING_QUEUE_WAIT``; defaults in :mod:`quizapp.config`):
+
+* ``local`` (the default, and every kind outside :data:`~quizapp.config.QUEUED_KINDS` whatever the setting):
+  :func:`checkers.grading.grade` in the calling worker, in this host's sandbox pool and code-run children;
+* ``rq``: the answer goes to ``checkers.jobs`` on a Redis queue as JSON; an ``rq worker`` on a grading host
+  (which imports ``checkers`` only) grades it and the request waits for the verdict, at most
+  ``GRADING_QUEUE_WAIT`` seconds.
+
+Both return the same :class:`~checkers.verdict.Verdict` for the same answer. When the queue cannot answer
+(Redis down, no worker in time, a worker that died on the job) they raise :class:`GradingUnavailable`, a
+503 with ``Retry-After`` in the API's error envelope; the grading service stores such a part as
+``undecided`` (the attempt is kept and costs nothing). A verdict that arrives after the wait is never read.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Mapping, Protocol
+
+from checkers.verdict import Verdict
+from flask import Flask, current_app, has_app_context
+
+from .. import config as _config
+from ..errors import ServiceUnavailable
+from .local import LocalBackend
+
+log = logging.getLogger(__name__)
+
+EXTENSION = "quiz_grading_backend"
+_LOCAL = LocalBackend()
+_build_lock = threading.Lock()
+
+
+class GradingUnavailable(ServiceUnavailable):
+    """The grading queue gave no verdict: ``grading_unavailable`` (Redis unreachable or misconfigured),
+    ``grading_timeout`` (no grading host answered in time) or ``grading_failed`` (the job died there)."""
+
+    def __init__(self, message: str, *, code: str):
+        super().__init__(message, None, code=code)
+
+
+class Backend(Protocol):
+    name: str
+
+    def grade(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
+              timeout: float | None = None) -> Verdict: ...
+
+    def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None: ...
+
+
+def _build(app: Flask) -> Backend:
+    name = app.config.get("GRADING_BACKEND") or _config.DEFAULT_GRADING_BACKEND
+    if name == "local":
+        return _LOCAL
+    if name == "rq":
+        from .rq_queue import RQBackend  # redis and rq are imported only where the queue is used
+        return RQBackend(url=app.config.get("REDIS_URL") or _config.DEFAULT_REDIS_URL,
+                         queue=app.config.get("GRADING_QUEUE") or _config.DEFAULT_GRADING_QUEUE,
+                         wait=float(app.config.get("GRADING_QUEUE_WAIT") or _config.DEFAULT_GRADING_QUEUE_WAIT))
+    raise GradingUnavailable(f"GRADING_BACKEND must be one of {', '.join(_config.GRADING_BACKENDS)}, "
+                             f"not {name!r}", code="grading_unavailable")
+
+
+def backend_for(part: Mapping[str, Any]) -> Backend:
+    """The backend that grades ``part``: the configured one for queued kinds, else (and outside an app) local."""
+    if part.get("kind") not in _config.QUEUED_KINDS or not has_app_context():
+        return _LOCAL
+    app = current_app._get_current_object()
+    backend = app.extensions.get(EXTENSION)
+    if backend is None:
+        with _build_lock:  # one Redis connection pool per app and process, however many threads ask at once
+            backend = app.extensions.get(EXTENSION)
+            if backend is None:
+                backend = app.extensions[EXTENSION] = _build(app)
+    return backend
+
+
+def grade(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None) -> Verdict:
+    """Grade one answer to one part (what :func:`checkers.grading.grade` answers), where the config says."""
+    return backend_for(part).grade(raw, part, params, timeout=timeout)
+
+
+def check(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None:
+    """The part's practice check (``None`` where its kind has none), where the config says."""
+    return backend_for(part).check(raw, part, params)

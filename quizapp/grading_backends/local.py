@@ -1,0 +1,23 @@
+"""The single-host path: grade in the calling worker (the sandbox pool and code-run children of this host)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from checkers.verdict import Verdict
+
+
+class LocalBackend:
+    name = "local"
+
+    def grade(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
+              timeout: float | None = None) -> Verdict:
+        from checkers import grading  # every kind, torch among them: loaded by the first grade, not at start-up
+
+        return grading.grade(raw, part, params, timeout=timeout)
+
+    def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None:
+        from checkers import grading  # noqa: F401  (registers every kind)
+        from checkers.kinds.base import get_kind
+
+        return get_kind(part["kind"]).check(raw, part, params)
