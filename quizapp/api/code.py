@@ -16,8 +16,6 @@ from typing import Any
 from checkers.bank import params_for
 from checkers.kinds.base import get_kind
 from checkers.kinds.code import learner_name
-from checkers.kinds.code.cases import is_tensor_param
-from checkers.reference import describe, names
 from checkers.verdict import AnswerShapeError
 
 from ..errors import PayloadTooLarge, ValidationError
@@ -39,6 +37,10 @@ def _accept(kind: Any, value: Any, name: str) -> Any:
 def code_spec(body: dict) -> dict[str, Any]:
     """The ``code`` part a stand-alone check grades against, from the request's fields (422 naming the
     field for an unknown function, output or convention, or a function that needs a scalar argument)."""
+    # The registry and the case builder load torch: imported on the first code check, not at app start-up.
+    from checkers.kinds.code.cases import is_tensor_param
+    from checkers.reference import describe, names
+
     function = field(body, "function", str)
     if function not in names():
         raise ValidationError(f"unknown engine function {function!r} (GET /api/v1/reference lists them)",

@@ -11,7 +11,6 @@ import math
 from typing import Any
 
 from flask import current_app
-from checkers import reference
 
 from ..config import REFERENCE_MAX_ELEMENTS as MAX_ELEMENTS
 from ..errors import NotFound, PayloadTooLarge, ValidationError
@@ -23,6 +22,8 @@ NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.i
 
 
 def _engine():
+    from checkers import reference  # torch: imported by the first engine call, not at app start-up
+
     return reference
 
 

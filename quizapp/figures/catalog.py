@@ -12,8 +12,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from checkers import reference
-
 from ..i18n import gettext as _
 from .svg import Chart, Series
 
@@ -29,6 +27,8 @@ class Figure:
 
 
 def _call(name: str, output: str, **kwargs: Any) -> list[float]:
+    from checkers import reference  # torch: loaded by the first figure drawn, not at app start-up
+
     return [float(v) for v in reference.call(name, **kwargs)[output].reshape(-1).tolist()]
 
 

@@ -25,16 +25,35 @@ import json
 import math
 from typing import Any, Mapping
 
-import torch
-
 from ... import coderun
-from ...reference import describe, names as engine_names
 from ...i18n import empty, join
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from ..base import Examples, Kind, invalid_verdict, register_kind
-from .cases import MASK_NAMES, Case, CaseBuilder, cotangent, is_tensor_param, tensor_json
 from .starter import starter_source
+
+# torch, the reference engine and the case builder are bound on first use by _load(): importing torch takes
+# seconds, and a server worker must answer its first request without it (most questions never run code).
+torch: Any = None
+describe = engine_names = MASK_NAMES = Case = CaseBuilder = cotangent = is_tensor_param = tensor_json = None  # type: ignore[assignment]
+_loaded = False
+
+
+def _load() -> None:
+    """Bind the torch-backed names of this module (idempotent; the import system serialises imports)."""
+    global torch, describe, engine_names, MASK_NAMES, Case, CaseBuilder, cotangent, is_tensor_param, tensor_json
+    global _loaded
+    if _loaded:
+        return
+    import torch as _torch
+
+    from ...reference import describe as _describe, names as _names
+    from . import cases
+
+    torch, describe, engine_names = _torch, _describe, _names
+    MASK_NAMES, Case, CaseBuilder = cases.MASK_NAMES, cases.Case, cases.CaseBuilder
+    cotangent, is_tensor_param, tensor_json = cases.cotangent, cases.is_tensor_param, cases.tensor_json
+    _loaded = True
 
 RTOL, ATOL = 1e-6, 1e-8
 RTOL_F32, ATOL_F32 = 1e-4, 1e-6
@@ -50,6 +69,7 @@ def learner_name(spec: Mapping[str, Any]) -> str:
 
 
 def validate_code_spec(spec: Mapping[str, Any]) -> None:
+    _load()
     fn = spec.get("function")
     if fn not in engine_names():
         raise SpecError(f"function: {fn!r} is not an engine function")
@@ -242,6 +262,7 @@ def _grade_cached(source: str, spec_json: str, which: str) -> Verdict:
 
 
 def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
+    _load()
     builder = CaseBuilder(spec)
     outputs = list(spec["outputs"])
     cases = builder.visible() if which == "visible" else builder.hidden()

@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...i18n import in_language
-from ...reference import describe
-from .cases import is_tensor_param
+
+# The registry and the case builder import torch: they are imported where a starter is written, not with
+# this module, so that loading the answer kinds (every server worker at start-up) stays free of torch.
 
 
 def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
+    from .cases import is_tensor_param
+
     if is_tensor_param(param):
         return f"{param['name']}: torch.Tensor {param.get('shape', '')}".rstrip()
     return f"{param['name']}: {param['kind']} (this exercise: {value!r})"
@@ -17,6 +20,8 @@ def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
 
 def starter_source(spec: Mapping[str, Any], lang: str = "en") -> str:
     """``def <name>(<args>):`` with a docstring naming each argument's shape and what to return."""
+    from ...reference import describe
+
     fn = spec["function"]
     name = str(spec.get("name") or fn.rsplit(".", 1)[-1])
     params = {p["name"]: p for p in describe(fn)["params"]}
