@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 import sympy
 
+from . import _compile_functions, _functions_key
+from .parser import Context, parse_ast
 from .render import render_latex, render_mathml
+from .symbols import _specs_cached, variables_key
 
 #: Binding strength of each node kind: a child binding less tightly than its place needs is bracketed.
 _REL, _SUM, _PROD, _NEG, _POW, _ATOM = range(6)
@@ -46,12 +49,56 @@ def _name_ml(name: str) -> str:
     return render_mathml(sympy.Symbol(name))
 
 
-class _Text:
-    """Plain text: ``*``, ``/``, ``^``, function calls; brackets wherever the tree needs them."""
+class _Renderer:
+    """What the three forms share: a child is bracketed (:meth:`wrap`) when it binds less tightly than
+    its place needs, and terms and factors keep the order and the division points typed."""
+
+    def wrap(self, out: str) -> str:
+        raise NotImplementedError
+
+    def _node(self, node: Any) -> str:
+        raise NotImplementedError
 
     def render(self, node: Any, need: int = _REL) -> str:
         out = self._node(node)
-        return f"({out})" if _level(node) < need else out
+        return self.wrap(out) if _level(node) < need else out
+
+    def negated(self, node: Any) -> str:
+        """The operand of a minus sign (``-x^2`` needs no bracket, ``-(a + b)`` does)."""
+        return self.render(node[1], _NEG + 1 if node[1][0] != "pow" else _POW)
+
+    def term(self, item: Any) -> str:
+        return self.render(item, _SUM + 1 if item[0] == "sum" else _SUM)
+
+    def signed_terms(self, node: Any) -> str:
+        """A sum written inline: ``a - b + c``, a leading minus kept."""
+        out = ""
+        for i, (sign, item) in enumerate(node[1]):
+            part = self.term(item)
+            out += (part if sign > 0 else "-" + part) if i == 0 else (" + " if sign > 0 else " - ") + part
+        return out
+
+    def factor(self, i: int, factor: Any) -> str:
+        return self.render(factor, _PROD + 1 if (i or factor[0] == "prod") else _PROD)
+
+    def fractions_as_typed(self, node: Any, frac: Callable[[str, str], str], times: str) -> str:
+        """A product whose every division is a fraction of everything to its left, as typed."""
+        out, bare = "", ""  # bare: the lone factor so far, unbracketed (a fraction bar groups it)
+        for i, (factor, div) in enumerate(node[1]):
+            if div:
+                out = frac(bare or out, self.render(factor))
+                bare = ""
+                continue
+            part = self.factor(i, factor)
+            out, bare = (part, self.render(factor)) if i == 0 else (out + times + part, "")
+        return out
+
+
+class _Text(_Renderer):
+    """Plain text: ``*``, ``/``, ``^``, function calls; brackets wherever the tree needs them."""
+
+    def wrap(self, out: str) -> str:
+        return f"({out})"
 
     def _node(self, node: Any) -> str:
         kind = node[0]
@@ -62,17 +109,13 @@ class _Text:
         if kind == "var":
             return node[1]
         if kind == "neg":
-            return "-" + self.render(node[1], _NEG + 1 if node[1][0] != "pow" else _POW)
+            return "-" + self.negated(node)
         if kind == "sum":
-            out = ""
-            for i, (sign, item) in enumerate(node[1]):
-                part = self.render(item, _SUM + 1 if item[0] == "sum" else _SUM)
-                out += (part if sign > 0 else "-" + part) if i == 0 else (" + " if sign > 0 else " - ") + part
-            return out
+            return self.signed_terms(node)
         if kind == "prod":
             out = ""
             for i, (factor, div) in enumerate(node[1]):
-                part = self.render(factor, _PROD + 1 if (i or factor[0] == "prod") else _PROD)
+                part = self.factor(i, factor)
                 out = part if i == 0 else out + ("/" if div else "*") + part
             return out
         if kind == "pow":
@@ -84,10 +127,9 @@ class _Text:
         raise ValueError(f"unknown node {kind!r}")
 
 
-class _Tex:
-    def render(self, node: Any, need: int = _REL) -> str:
-        out = self._node(node)
-        return rf"\left({out}\right)" if _level(node) < need else out
+class _Tex(_Renderer):
+    def wrap(self, out: str) -> str:
+        return rf"\left({out}\right)"
 
     def _node(self, node: Any) -> str:
         kind = node[0]
@@ -98,23 +140,11 @@ class _Tex:
         if kind == "var":
             return _name_tex(node[1])
         if kind == "neg":
-            return "-" + self.render(node[1], _NEG + 1 if node[1][0] != "pow" else _POW)
+            return "-" + self.negated(node)
         if kind == "sum":
-            out = ""
-            for i, (sign, item) in enumerate(node[1]):
-                part = self.render(item, _SUM + 1 if item[0] == "sum" else _SUM)
-                out += (part if sign > 0 else "-" + part) if i == 0 else (" + " if sign > 0 else " - ") + part
-            return out
+            return self.signed_terms(node)
         if kind == "prod":
-            out, bare = "", ""  # bare: the lone factor so far, unbracketed (a fraction bar groups it)
-            for i, (factor, div) in enumerate(node[1]):
-                if div:  # a fraction of everything to its left, as typed
-                    out = rf"\frac{{{bare or out}}}{{{self.render(factor)}}}"
-                    bare = ""
-                    continue
-                part = self.render(factor, _PROD + 1 if (i or factor[0] == "prod") else _PROD)
-                out, bare = (part, self.render(factor)) if i == 0 else (out + r" \cdot " + part, "")
-            return out
+            return self.fractions_as_typed(node, lambda num, den: rf"\frac{{{num}}}{{{den}}}", r" \cdot ")
         if kind == "pow":
             base = self.render(node[1], _ATOM)
             return f"{{{base}}}^{{{self.render(node[2])}}}"
@@ -145,10 +175,9 @@ def _mo(op: str) -> str:
     return f"<mo>{op}</mo>"
 
 
-class _MathML:
-    def render(self, node: Any, need: int = _REL) -> str:
-        out = self._node(node)
-        return _row(_mo("("), out, _mo(")")) if _level(node) < need else out
+class _MathML(_Renderer):
+    def wrap(self, out: str) -> str:
+        return _row(_mo("("), out, _mo(")"))
 
     def _node(self, node: Any) -> str:
         kind = node[0]
@@ -159,24 +188,17 @@ class _MathML:
         if kind == "var":
             return _name_ml(node[1])
         if kind == "neg":
-            return _row(_mo("-"), self.render(node[1], _NEG + 1 if node[1][0] != "pow" else _POW))
+            return _row(_mo("-"), self.negated(node))
         if kind == "sum":
             items = []
             for i, (sign, item) in enumerate(node[1]):
                 if i or sign < 0:
                     items.append(_mo("+" if sign > 0 else "-"))
-                items.append(self.render(item, _SUM + 1 if item[0] == "sum" else _SUM))
+                items.append(self.term(item))
             return _row(*items)
         if kind == "prod":
-            out, bare = "", ""
-            for i, (factor, div) in enumerate(node[1]):
-                if div:
-                    out = f"<mfrac>{_row(bare or out)}{_row(self.render(factor))}</mfrac>"
-                    bare = ""
-                    continue
-                part = self.render(factor, _PROD + 1 if (i or factor[0] == "prod") else _PROD)
-                out, bare = (part, self.render(factor)) if i == 0 else (out + _mo("&#183;") + part, "")
-            return _row(out)
+            return _row(self.fractions_as_typed(node, lambda num, den: f"<mfrac>{_row(num)}{_row(den)}</mfrac>",
+                                                _mo("&#183;")))
         if kind == "pow":
             return f"<msup>{self.render(node[1], _ATOM)}{self.render(node[2])}</msup>"
         if kind in ("call", "ucall"):
@@ -208,10 +230,6 @@ def typed_forms(text: str, variables: Any = None, functions: Any = None, *,
                 allow_relation: bool = False) -> tuple[str, str, str]:
     """``(text, latex, mathml)`` of an answer that :func:`checkers.mathparse.parse_math` has read with
     the same names, rendered as typed; re-reading it costs only the tokenizer and the parser (no sympy)."""
-    from . import _compile_functions, _functions_key
-    from .parser import Context, parse_ast
-    from .symbols import _specs_cached, variables_key
-
     vkey = variables_key(variables)
     fkey = _functions_key(functions)
     f_asts = _compile_functions(fkey, vkey)[0] if fkey else {}
