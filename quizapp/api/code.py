@@ -18,6 +18,7 @@ from checkers.kinds.base import get_kind
 from checkers.kinds.code import learner_name
 from checkers.verdict import AnswerShapeError
 
+from .. import grading_backends
 from ..errors import PayloadTooLarge, ValidationError
 from . import bp
 from .helpers import check_unknown, field, json_body, ok, request_lang
@@ -81,7 +82,7 @@ def check_code():
     spec = code_spec(body)
     source = _accept(kind, field(body, "source", str), "source")
     try:
-        verdict = kind.grade_answer(source, spec, {})
+        verdict = grading_backends.grade(source, spec, {})
     except (RuntimeError, ValueError, TypeError, IndexError) as exc:
         # The engine could not compute the generated cases for this function (its tensors are not the
         # (B, T) batches the case generator draws): the function cannot be checked stand-alone.
@@ -109,7 +110,7 @@ def check_part(qid: str):
         raise ValidationError("answer is required", "answer", code="missing_field")
     answer = _accept(kind, body["answer"], "answer")
     params = params_for(row["data"], variant)
-    verdict = kind.check(answer, part, params)
+    verdict = grading_backends.check(answer, part, params)
     if verdict is None:
         raise ValidationError(f"part {part['id']!r} ({part['kind']}) has no practice check; submit an attempt",
                               "part", code="no_check")

@@ -56,6 +56,7 @@ NOT_EXECUTED = {
     ("README.md", "quizapp create-author alice              # prompts for the password (or --password-stdin)"),
     ("README.md", ".venv/bin/pip install -e '.[postgres]'      # psycopg 3"),
     ("README.md", ".venv/bin/python benchmarks/bench_gae.py          # engine GAE vs a per-timestep Python loop on (256, 4096)"),
+    ("docs/deploy.md", "REDIS_URL=redis://redis-host:6379/0"),
 }
 
 FENCE = re.compile(r"^```([A-Za-z0-9_+-]*)\s*$")
