@@ -11,6 +11,9 @@ the document but rejected, an invalid one accepted, an undocumented status) and 
 
 from __future__ import annotations
 
+from pathlib import Path
+import sys
+
 import argparse
 import collections
 import os
@@ -23,19 +26,24 @@ def _titles(exc: BaseException) -> list[str]:
     if subs:
         return [t for sub in subs for t in _titles(sub)]
     title = getattr(exc, "title", None) or type(exc).__name__
-    return [str(title) + (": " + " ".join(str(exc).split())[:260] if "-v" in __import__("sys").argv else "")]
+    return [str(title) + (": " + " ".join(str(exc).split())[:260] if "-v" in sys.argv else "")]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--examples", type=int, default=5)
+    ap.add_argument("--mode", choices=["positive", "negative", "all"], default="all",
+                    help="requests valid by the document, invalid ones, or both (default)")
     ap.add_argument("-v", action="store_true", help="print each failure's message too")
     args = ap.parse_args()
     os.environ.setdefault("CHECKERS_SANDBOX", "inprocess")
     import schemathesis
+    from schemathesis.generation import GenerationMode
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis.errors import Unsatisfiable
 
-    from quizapp import testing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
+    import quiz_testing as testing
 
     app = testing.make_app(tempfile.mkdtemp(prefix="bench-st-"))
     testing.load_sample(app)
@@ -43,24 +51,28 @@ def main() -> None:
     failures: dict[str, collections.Counter] = {}
     started = time.perf_counter()
     operations = 0
+    modes = list(GenerationMode) if args.mode == "all" else [GenerationMode(args.mode)]
     for result in schema.get_all_operations():
         op = result.ok()
         operations += 1
         found: collections.Counter = collections.Counter()
+        for mode in modes:
 
-        @settings(max_examples=args.examples, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
-        @given(case=op.as_strategy())
-        def run(case):
+            @settings(max_examples=args.examples, deadline=None, derandomize=True, database=None,
+                      suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+            @given(case=op.as_strategy(generation_mode=mode))
+            def run(case):
+                try:
+                    case.call_and_validate()
+                except BaseException as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+                    found.update(_titles(exc))
+
             try:
-                case.call_and_validate()
-            except BaseException as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+                run()
+            except Unsatisfiable:
+                pass  # nothing to make invalid (an operation without parameters or body): no case to send
+            except BaseException as exc:  # noqa: BLE001 - a case that cannot even be generated
                 found.update(_titles(exc))
-
-        try:
-            run()
-        except BaseException as exc:  # noqa: BLE001 - a case that cannot even be generated
-            found.update(_titles(exc))
         if found:
             failures[op.label] = found
     elapsed = time.perf_counter() - started
@@ -68,7 +80,7 @@ def main() -> None:
         for title, n in sorted(found.items()):
             print(f"{label:<48} {title} (x{n})")
     distinct = sum(len(f) for f in failures.values())
-    print(f"{operations} operations, {args.examples} examples each: {distinct} distinct failures "
+    print(f"{operations} operations, {args.examples} examples each ({args.mode}): {distinct} distinct failures "
           f"in {len(failures)} operations, {elapsed:.1f} s")
 
 

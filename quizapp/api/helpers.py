@@ -97,9 +97,12 @@ def check_unknown(body: dict, allowed: set[str]) -> None:
 
 
 def request_lang(body: dict | None = None) -> str:
+    """The body's ``lang``, else the query's; a wrong value in either is a 422 naming it (the query's is
+    checked even when the body's wins, so a request the document forbids is never answered)."""
+    query = norm_lang(request.args.get("lang"))
     if body is not None and body.get("lang") is not None:
         return norm_lang(body.get("lang"))
-    return norm_lang(request.args.get("lang"))
+    return query
 
 
 def query_int(name: str) -> int | None:

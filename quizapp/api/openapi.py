@@ -6,12 +6,12 @@ has no route), so this stays in step with the code.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from checkers.limits import MAX_TEXT
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS
 from checkers.kinds import kind_names
-from checkers.reference.registry import names as engine_names
 
 from . import bp
 from .helpers import ok
@@ -38,8 +38,33 @@ def _body(schema: dict[str, Any]) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
+def _rules(*rules: tuple[str, str, str]) -> list[dict[str, str]]:
+    """``x-422-rules`` of an operation: the rules between fields (or against the engine's registry) that a
+    JSON Schema cannot state. A request that passes the schema but breaks one is a 422 whose envelope names
+    ``field`` (or an element of it, ``field[0]``) with ``code``; no other schema-valid request is refused."""
+    return [{"field": f, "code": code, "rule": rule} for f, code, rule in rules]
+
+
+def breaks_rule(rules: list[dict[str, str]], status: int, body: Any) -> bool:
+    """Whether a response is the 422 of one of ``rules`` (an operation's ``x-422-rules``): its error
+    envelope has the rule's code and names the rule's field or an element of it."""
+    error = body.get("error") if status == 422 and isinstance(body, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("field"), str):
+        return False
+    named = error["field"]
+    return any(error.get("code") == rule["code"] and (named == rule["field"] or named.startswith(
+        (rule["field"] + "[", rule["field"] + "."))) for rule in rules)
+
+
+#: Variables' assumptions must be satisfiable together (positive and negative cannot both hold): sympy
+#: decides, and the error names the expression field that declared them.
+_ASSUMPTION_RULES = [(name, "invalid_field", "the variables' assumptions contradict each other")
+                     for name in ("expected", "answer", "start", "goal", "steps")]
+
+
+#: An empty query value (``?lang=``, as an HTML form sends an unset field) is the same as leaving it out.
 LANG = {"name": "lang", "in": "query", "required": False, "schema": {"type": "string", "enum": ["en", "zh"]},
-        "description": "language of titles, prompts and feedback (default en)"}
+        "allowEmptyValue": True, "description": "language of titles, prompts and feedback (default en)"}
 QID = {"name": "qid", "in": "path", "required": True, "schema": {"type": "string"}, "description": "question id"}
 FNAME = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"},
          "description": "engine function name, e.g. kl.k3"}
@@ -229,8 +254,9 @@ SCHEMAS: dict[str, Any] = {
 PATHS: dict[str, Any] = {
     "/api/v1/questions": {"get": {
         "summary": "List published questions", "operationId": "listQuestions",
-        "parameters": [{"name": "level", "in": "query", "schema": {"type": "string", "enum": ["L1", "L2", "L3"]}},
-                       {"name": "tag", "in": "query", "schema": {"type": "string"}}, LANG],
+        "parameters": [{"name": "level", "in": "query", "schema": {"type": "string", "enum": ["L1", "L2", "L3"]},
+                        "allowEmptyValue": True},
+                       {"name": "tag", "in": "query", "schema": {"type": "string"}, "allowEmptyValue": True}, LANG],
         "responses": {"200": _json(_ref("QuestionList")), **_errors(422, 500)}}},
     "/api/v1/questions/{qid}": {"get": {
         "summary": "One variant of a question (a fresh random variant when omitted)", "operationId": "getQuestion",
@@ -248,15 +274,19 @@ PATHS: dict[str, Any] = {
     "/api/v1/attempts/{attempt_id}": {"get": {
         "summary": "A stored attempt", "operationId": "getAttempt",
         "parameters": [{"name": "attempt_id", "in": "path", "required": True, "schema": {"type": "string"}}, LANG],
-        "responses": {"200": _json(_ref("Attempt")), **_errors(404, 500)}}},
+        "responses": {"200": _json(_ref("Attempt")), **_errors(404, 422, 500)}}},
     "/api/v1/check/symbolic": {"post": {
         "summary": "Is an expression equivalent to the expected one?", "operationId": "checkSymbolic",
         "parameters": [LANG], "requestBody": _body(_ref("SymbolicCheckRequest")),
+        "x-422-rules": _rules(("constants", "invalid_field", "each constant names a declared variable"),
+                              *_ASSUMPTION_RULES),
         "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
     "/api/v1/check/derivation": {"post": {
         "summary": "Does every step follow from the previous one, from start to goal?",
         "operationId": "checkDerivation", "parameters": [LANG],
         "requestBody": _body(_ref("DerivationCheckRequest")),
+        "x-422-rules": _rules(("milestones", "invalid_field", "each milestone is a maths expression in the "
+                               "declared variables"), *_ASSUMPTION_RULES),
         "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
     "/api/v1/check/code": {"post": {
         "summary": "Run an implementation of an engine function on the code kind's hidden cases",
@@ -271,6 +301,12 @@ PATHS: dict[str, Any] = {
                 "gae-trl": {"summary": "GAE under TRL's convention, both outputs", "value": {
                     "function": "advantages.gae", "convention": "trl", "outputs": ["advantages", "returns"],
                     "source": "def gae(rewards, values, mask):\n    ...\n"}}}}}},
+        "x-422-rules": _rules(
+            ("outputs", "invalid_field", "outputs are distinct outputs of the function (GET /api/v1/reference)"),
+            ("convention", "unknown_convention", "one of the function's convention values, for a function "
+             "that has a convention parameter"),
+            ("function", "unsupported_function", "the code kind's generated cases fit the function's "
+             "parameters (some functions take probability vectors or per-sequence scores instead)")),
         "responses": {"200": _json(_ref("CodeVerdict")), **_errors(*BODY_ERRORS)}}},
     "/api/v1/questions/{qid}/check": {"post": {
         "summary": "A part's practice check (code: the visible cases); costs no attempt, stored nowhere",
@@ -315,6 +351,17 @@ from ..practice.openapi import merge as _merge_practice  # noqa: E402  (attempt 
 _merge_practice(PATHS, SCHEMAS)
 
 
+@functools.cache
+def _standalone_functions() -> list[str]:
+    """The engine functions ``POST /check/code`` accepts: those whose required parameters are all tensors
+    (a scalar such as ``kl_coef`` cannot be chosen by a stand-alone check; quizapp.api.code.code_spec)."""
+    from checkers.kinds.code.cases import is_tensor_param  # torch: loaded on the first document served
+    from checkers.reference import describe, names
+
+    return [name for name in names()
+            if all(is_tensor_param(p) for p in describe(name)["params"] if p.get("required"))]
+
+
 def _schemas() -> dict[str, Any]:
     """The schemas, with the part kinds read from the registry when the document is served (so a kind
     registered after import is listed too)."""
@@ -322,10 +369,12 @@ def _schemas() -> dict[str, Any]:
     part = dict(schemas["PublicPart"])
     part["properties"] = {**part["properties"], "kind": {"type": "string", "enum": kind_names()}}
     schemas["PublicPart"] = part
-    # A code exercise implements one engine function: the names the server accepts, from the registry.
+    # A code exercise implements one engine function: the names the server accepts, from the registry
+    # (read on the first document served: it loads torch, which app start-up leaves to the first request
+    # that needs it).
     code = dict(schemas["CodeCheckRequest"])
     code["properties"] = {**code["properties"],
-                          "function": {**code["properties"]["function"], "enum": engine_names()}}
+                          "function": {**code["properties"]["function"], "enum": _standalone_functions()}}
     schemas["CodeCheckRequest"] = code
     return schemas
 

@@ -6,7 +6,9 @@ from typing import Any
 
 
 def _q(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+    """An optional query parameter; an empty value (``?level=``, an unset form field) means absent."""
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description,
+            "allowEmptyValue": True}
 
 
 SCHEMAS: dict[str, Any] = {
@@ -31,6 +33,8 @@ PATHS: dict[str, Any] = {
             _q("tag", {"type": "string"}, "a tag of the curated list (questions/tags.yml)"),
             _q("status", {"type": "string", "enum": ["new", "wrong", "mastered"]}, "the caller's status"),
             _q("lang", {"type": "string", "enum": ["en", "zh"]}, "language of the titles")],
+        "x-422-rules": [{"field": "tag", "code": "invalid_field",
+                         "rule": "one of the curated tags (questions/tags.yml), when the bank has that list"}],
         "responses": {
             "200": {"description": "OK", "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/SearchResult"}}}},

@@ -33,7 +33,13 @@ BODY = (400, 413, 415, 422)
 
 
 def _q(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+    """An optional query parameter; an empty value (``?level=``, an unset form field) means absent."""
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description,
+            "allowEmptyValue": True}
+
+
+#: An ISO 8601 date (2026-11-01) or date-time (naive times are UTC): quizapp.learning.history.parse_since.
+DATE_OR_TIME = {"type": "string", "oneOf": [{"format": "date"}, {"format": "date-time"}]}
 
 
 STAT = {"type": "object", "properties": {
@@ -77,12 +83,12 @@ SCHEMAS: dict[str, Any] = {
     "RateRequest": {"type": "object", "required": ["question_id", "rating"], "properties": {
         "question_id": {"type": "string"},
         "rating": {"oneOf": [{"type": "string", "enum": ["again", "hard", "good", "easy"]},
-                             {"type": "integer", "minimum": 1, "maximum": 4}]}}},
+                             {"type": "integer", "minimum": 1, "maximum": 4}]}}, "additionalProperties": False},
     "ShareLink": {"type": "object", "properties": {
         "attempt_id": {"type": "string"}, "token": {"type": "string"}, "url": {"type": "string"}}},
     "Credentials": {"type": "object", "required": ["email", "password"], "properties": {
         "email": {"type": "string", "format": "email", "maxLength": 254},
-        "password": {"type": "string", "minLength": 10, "maxLength": 1024}}},
+        "password": {"type": "string", "minLength": 10, "maxLength": 1024}}, "additionalProperties": False},
     "Account": {"type": "object", "properties": {
         "learner_id": {"type": "string"}, "email": {"type": "string"},
         "created_at": {"type": "string", "format": "date-time"},
@@ -106,9 +112,11 @@ PATHS: dict[str, dict[str, Any]] = {
                        _q("tag", {"type": "string"}, "tag"),
                        _q("status", {"type": "string", "enum": ["correct", "partial", "incorrect", "uncounted"]},
                           "grade"),
-                       _q("since", {"type": "string"}, "ISO 8601 date or date-time (UTC)"),
+                       _q("since", DATE_OR_TIME, "ISO 8601 date or date-time (UTC)"),
                        _q("cursor", {"type": "string"}, "next_cursor of the previous page"),
                        _q("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (20)"), LANG],
+        "x-422-rules": [{"field": "cursor", "code": "invalid_cursor",
+                         "rule": "a next_cursor this API returned, unchanged"}],
         "responses": {"200": _json(_ref("AttemptPage")), **_errors(401, 422, 500)}}},
     "/api/v1/attempts/{attempt_id}/share": {"post": {
         "summary": "A read-only link to one of your attempts", "operationId": "shareAttempt", "security": LEARNER,
@@ -125,7 +133,7 @@ PATHS: dict[str, dict[str, Any]] = {
     "/api/v1/review/queue": {"get": {
         "summary": "Due review cards (FSRS), oldest due first, with counts", "operationId": "reviewQueue",
         "security": LEARNER, "parameters": [LANG],
-        "responses": {"200": _json(_ref("ReviewQueue")), **_errors(401, 500)}}},
+        "responses": {"200": _json(_ref("ReviewQueue")), **_errors(401, 422, 500)}}},
     "/api/v1/review/rate": {"post": {
         "summary": "Your rating of your latest free-text answer to a question", "operationId": "rateReview",
         "security": LEARNER, "requestBody": _body(_ref("RateRequest")),
@@ -133,6 +141,8 @@ PATHS: dict[str, dict[str, Any]] = {
     "/api/v1/account/signup": {"post": {
         "summary": "Create an account; this browser's attempts move to it; signed in", "operationId": "signUp",
         "requestBody": _body(_ref("Credentials")),
+        "x-422-rules": [{"field": "password", "code": "weak_password",
+                         "rule": "not a common password, not the email, at least 4 different characters"}],
         "responses": {"201": _json(_ref("Account"), "Created"), **_errors(409, *BODY, 500)}}},
     "/api/v1/account/login": {"post": {
         "summary": "Sign in (throttled); this browser's attempts move to the account", "operationId": "signIn",

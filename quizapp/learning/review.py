@@ -51,6 +51,8 @@ def parse_rating(value: Any, field: str = "rating") -> Rating:
     """``again|hard|good|easy`` or ``1..4``."""
     if isinstance(value, str) and value.strip().lower() in RATINGS:
         return RATINGS[value.strip().lower()]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON does not tell 3 from 3.0, and the document's integer type admits both
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4:
         return Rating(value)
     raise ValidationError("rating must be one of again, hard, good, easy (or 1-4)", field)
