@@ -11,6 +11,7 @@ from ..errors import NotFound, ValidationError
 from ..learners import current_learner_id
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
+from ..services import question_cache
 from ..services.answers import check_answer, json_safe, localize, norm_lang
 from checkers.limits import MAX_TEXT as MAX_EXPR  # an expression sent for checking is one text answer
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS  # the flags the parser understands, from their one home
@@ -18,7 +19,7 @@ from checkers.mathparse.symbols import ASSUMPTION_FLAGS  # the flags the parser 
 from . import bp
 from .helpers import check_unknown, field, json_body, ok, query_int, request_lang
 
-from flask import request
+from flask import current_app, request
 from checkers import grading
 from checkers.bank import VARIANT_MAX, public_view
 from checkers.verdict import AnswerParseError, SpecError
@@ -50,8 +51,16 @@ def list_questions():
     if level is not None and level not in question_service.LEVELS:
         raise ValidationError(f"level must be one of {', '.join(question_service.LEVELS)}", "level")
     tag = request.args.get("tag") or None
-    rows = question_service.list_questions(get_session(), level=level, tag=tag)
-    return ok({"questions": [_summary(r, lang) for r in rows]})
+
+    session = get_session()
+
+    def encode(_rows: list[dict]) -> bytes:
+        rows = question_service.list_questions(session, level=level, tag=tag)
+        return current_app.json.response({"questions": [_summary(r, lang) for r in rows]}).get_data()
+
+    # The encoded list is kept per published set, language and filter: a listing then costs one query.
+    body = question_cache.derived(session, ("api/v1/questions", lang, level, tag), encode)
+    return current_app.response_class(body, mimetype=current_app.json.mimetype)
 
 
 def _question(qid: str) -> dict:

@@ -1,0 +1,56 @@
+"""The hot paths do their work once per published set, not once per request: the API list is encoded once
+per language and filter and served as stored bytes until a publish changes the set; the kept views stay
+bounded whatever filters clients invent; a numeric attempt reads the published version once."""
+
+import quiz_testing as testing
+from quizapp.api import questions as api_questions
+from quizapp.services import question_cache
+
+
+def _counting_summaries(monkeypatch) -> list:
+    calls = []
+    original = api_questions._summary
+
+    def counted(row, lang):
+        calls.append((row["id"], lang))
+        return original(row, lang)
+
+    monkeypatch.setattr(api_questions, "_summary", counted)
+    return calls
+
+
+def test_the_list_is_encoded_once_per_published_set(app, client, monkeypatch):
+    question_cache.clear()
+    calls = _counting_summaries(monkeypatch)
+    first = client.get("/api/v1/questions")
+    second = client.get("/api/v1/questions")
+    assert first.status_code == second.status_code == 200
+    assert first.data == second.data and len(calls) == 1  # the second answer was the stored bytes
+    assert first.mimetype == "application/json"
+    testing.load_sample(app, testing.sample_question(tags=["changed"]))  # publishes version 2
+    third = client.get("/api/v1/questions").get_json()["questions"]
+    assert len(calls) == 2 and [(q["version"], q["tags"]) for q in third] == [(2, ["changed"])]
+
+
+def test_each_language_and_filter_has_its_own_body(app, client):
+    question_cache.clear()
+    en = client.get("/api/v1/questions").get_json()["questions"]
+    zh = client.get("/api/v1/questions?lang=zh").get_json()["questions"]
+    sample = testing.SAMPLE_QUESTION
+    assert en[0]["title"] == sample["title"]["en"] and zh[0]["title"] == sample["title"]["zh"]
+    assert client.get("/api/v1/questions?level=" + sample["level"]).get_json()["questions"] == en
+    other = next(level for level in ("L1", "L2", "L3") if level != sample["level"])
+    assert client.get("/api/v1/questions?level=" + other).get_json()["questions"] == []
+    assert client.get("/api/v1/questions?tag=no-such-tag").get_json()["questions"] == []
+    assert client.get("/api/v1/questions").get_json()["questions"] == en  # unchanged by the others
+
+
+def test_kept_views_are_bounded(app, client):
+    question_cache.clear()
+    for i in range(question_cache.MAX_DERIVED + 20):
+        assert client.get(f"/api/v1/questions?tag=invented-{i}").get_json() == {"questions": []}
+    kept = [views for _fp, views in question_cache._derived.values()]
+    assert kept and all(len(views) <= question_cache.MAX_DERIVED for views in kept)
+    # Past the bound a listing is still right, built for that request alone.
+    assert [q["id"] for q in client.get("/api/v1/questions?lang=zh").get_json()["questions"]] == [
+        testing.SAMPLE_QUESTION["id"]]
