@@ -8,16 +8,19 @@ grade ``invalid``; and both views render in both languages.
 
 Across the seeds, a numeric or array part whose expected value is the same in every variant fails
 (status ``constant``) unless the part says ``constant: true`` with a ``constant_reason``: a number that
-never changes gives the learner nothing to compute. Each failure is data: ``{"part", "seed", "reason",
-"status", "seeds"}`` where ``status`` names the check and ``seeds`` lists every failing seed; a grading
-failure also says what the check wanted (``expected``) and what it got (``computed``).
-:func:`distinct_failures` folds the per-seed records into one per distinct failure with all its seeds.
+never changes gives the learner nothing to compute. Each failure is data: ``{"part", "seed", "seeds",
+"status", "message", "args", "reason"}`` where ``status`` names the check, ``seeds`` lists every failing
+seed, ``message`` is one of :data:`MESSAGES` (what went wrong, as an id a program matches on) and ``args``
+holds what tells one failure of that message from another (the known mistake's ``note``, the status an
+example ``graded``, the ``error`` type, ...); ``reason`` is the same failure written out for the author,
+with this variant's values, and no consumer reads it back. A grading failure also says what the check
+wanted (``expected``) and what it got (``computed``). :func:`distinct_failures` folds the per-seed records
+into one per distinct failure (same part, status, message and args) with all its seeds.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -30,6 +33,30 @@ from .variants import params_for, public_view, solution_view
 #: question's content, not the machine's speed, so a loaded machine must not turn a correct example into
 #: ``undecided`` (the graders' soft budgets count CPU time; only this wall-clock limit would flip).
 SELFTEST_TIMEOUT = 10.0
+
+#: The self-test's failure messages by id: what each says (its ``reason`` adds this variant's values).
+MESSAGES: dict[str, str] = {
+    "params-fail": "the parameters do not generate",
+    "view-fail": "a view (public or solution, in one language) fails to render",
+    "crash": "the self-test of a part crashed",
+    "expected-fail": "the part's expected answer cannot be computed",
+    "examples-fail": "the kind's examples() failed",
+    "no-correct-example": "the kind produced no correct example",
+    "grading-raised": "grading an example raised instead of returning a verdict",
+    "correct-graded-wrong": "a correct example did not grade correct",
+    "incorrect-graded-wrong": "an incorrect example (a known mistake when it has a note) did not grade incorrect",
+    "mistake-wrong-note": "a known mistake graded incorrect with another note",
+    "mistake-no-feedback": "a known mistake graded incorrect without a feedback in every language",
+    "mistake-not-exercised": "a known mistake is not among the kind's incorrect examples",
+    "invalid-graded-wrong": "an invalid sample did not grade invalid",
+    "constant": "a numeric or array part has the same expected value in every variant",
+    # found outside the per-seed checks (the authoring service grades each known mistake itself)
+    "mistake-equals-correct": "a known mistake grades correct: it equals the correct answer in that variant",
+}
+
+#: The ``args`` keys that tell two failures of one message apart; seed-dependent values (an answer with
+#: this variant's numbers, an exception's text) are in ``reason``/``expected``/``computed`` only.
+IDENTITY_ARGS = ("lang", "error", "note", "graded", "graded_note", "example")
 
 
 @dataclass
@@ -132,10 +159,24 @@ def check_constant(part: Mapping[str, Any], values: Mapping[int, Any]) -> dict[s
     if any(f is None for f in flats) or not all(_same(flats[0], f) for f in flats[1:]):
         return None
     seeds = sorted(values)
-    return {"part": part.get("id"), "seed": seeds[0], "seeds": seeds, "status": "constant",
-            "reason": f"expected value is {_short(values[seeds[0]])} in all {len(seeds)} variants: vary the "
-                      f"parameters so there is something to compute, or mark the part constant: true "
-                      f"with a constant_reason"}
+    record = failure(part.get("id"), seeds[0], "constant",
+                     f"expected value is {_short(values[seeds[0]])} in all {len(seeds)} variants: vary the "
+                     f"parameters so there is something to compute, or mark the part constant: true "
+                     f"with a constant_reason", "constant")
+    record["seeds"] = seeds
+    return record
+
+
+def failure(part: str | None, seed: int | None, message: str, reason: str, status: str = "grading", *,
+            expected: str | None = None, computed: str | None = None, **args: Any) -> dict[str, Any]:
+    """One failure record: ``message`` is a key of :data:`MESSAGES`; ``args`` are JSON-able values."""
+    if message not in MESSAGES:
+        raise KeyError(f"unknown self-test message {message!r}")
+    record = {"part": part, "seed": seed, "reason": reason, "status": status,
+              "seeds": [seed] if seed is not None else [], "message": message, "args": dict(args)}
+    if expected is not None or computed is not None:
+        record.update(expected=expected, computed=computed)
+    return record
 
 
 def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
@@ -146,60 +187,73 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
         value = grading.expected(part, params)
         count()
     except Exception as exc:
-        fail(pid, seed, f"expected answer cannot be computed: {type(exc).__name__}: {exc}", "expected")
+        fail(pid, seed, "expected-fail", f"expected answer cannot be computed: {type(exc).__name__}: {exc}",
+             "expected", error=type(exc).__name__)
         return
     if seen is not None:
         seen[seed] = value
     try:
         ex = checker.examples(part, params)
     except Exception as exc:
-        fail(pid, seed, f"examples() failed: {type(exc).__name__}: {exc}")
+        fail(pid, seed, "examples-fail", f"examples() failed: {type(exc).__name__}: {exc}",
+             error=type(exc).__name__)
         return
     if not checker.machine_graded:
         return  # self-assessed: nothing to grade
     want = _short(value)
     if not ex.correct:
-        fail(pid, seed, "the checker produced no correct example")
+        fail(pid, seed, "no-correct-example", "the checker produced no correct example")
 
-    def graded(raw: Any):
+    def graded(raw: Any, example: str):
         count()
         try:
             return grading.grade(raw, part, params, timeout=SELFTEST_TIMEOUT)
         except Exception as exc:
-            fail(pid, seed, f"grading {_short(raw)} raised {type(exc).__name__}: {exc}")
+            fail(pid, seed, "grading-raised", f"grading {_short(raw)} raised {type(exc).__name__}: {exc}",
+                 error=type(exc).__name__, example=example)
             return None
 
-    for raw in ex.correct:
-        v = graded(raw)
+    for i, raw in enumerate(ex.correct):
+        v = graded(raw, f"correct[{i}]")
         if v is not None and v.status != "correct":
-            fail(pid, seed, f"correct answer {_short(raw)} graded {_describe(v)}", "correct-example",
-                 expected=f"correct (expected value {want})", computed=f"{_short(raw)} graded {_describe(v)}")
+            fail(pid, seed, "correct-graded-wrong", f"correct answer {_short(raw)} graded {_describe(v)}",
+                 "correct-example", expected=f"correct (expected value {want})",
+                 computed=f"{_short(raw)} graded {_describe(v)}", example=f"correct[{i}]",
+                 graded=v.status, graded_note=v.note)
     seen_notes: set[str] = set()
-    for raw, note in ex.incorrect:
-        v = graded(raw)
+    for i, (raw, note) in enumerate(ex.incorrect):
+        v = graded(raw, f"incorrect[{i}]")
         if v is None:
             continue
         if v.status != "incorrect":
             what = f"known mistake {note!r}" if note else "incorrect example"
             extra = " (it equals the correct answer in this variant)" if v.status == "correct" else ""
-            fail(pid, seed, f"{what} {_short(raw)} graded {_describe(v)}{extra}", "known-mistake",
-                 expected=f"incorrect (expected value {want})", computed=f"{_short(raw)} graded {_describe(v)}")
+            fail(pid, seed, "incorrect-graded-wrong", f"{what} {_short(raw)} graded {_describe(v)}{extra}",
+                 "known-mistake", expected=f"incorrect (expected value {want})",
+                 computed=f"{_short(raw)} graded {_describe(v)}", example=f"incorrect[{i}]", note=note,
+                 graded=v.status, graded_note=v.note)
             continue
         if note is not None:
             seen_notes.add(note)
             if v.note != note:
-                fail(pid, seed, f"known mistake {note!r} {_short(raw)} graded incorrect with note {v.note!r}",
-                     "known-mistake", expected=f"note {note!r}", computed=f"note {v.note!r}")
+                fail(pid, seed, "mistake-wrong-note",
+                     f"known mistake {note!r} {_short(raw)} graded incorrect with note {v.note!r}",
+                     "known-mistake", expected=f"note {note!r}", computed=f"note {v.note!r}", note=note,
+                     graded=v.status, graded_note=v.note)
             elif not _has_feedback(v):
-                fail(pid, seed, f"known mistake {note!r} graded incorrect without its feedback")
+                fail(pid, seed, "mistake-no-feedback",
+                     f"known mistake {note!r} graded incorrect without its feedback", note=note)
     for mistake in part.get("mistakes", []) or []:
         if mistake["note"] not in seen_notes and "line" not in mistake:
-            fail(pid, seed, f"known mistake {mistake['note']!r} is not exercised by the checker's examples")
-    for raw in ex.invalid:
-        v = graded(raw)
+            fail(pid, seed, "mistake-not-exercised",
+                 f"known mistake {mistake['note']!r} is not exercised by the checker's examples",
+                 note=mistake["note"])
+    for i, raw in enumerate(ex.invalid):
+        v = graded(raw, f"invalid[{i}]")
         if v is not None and v.status != "invalid":
-            fail(pid, seed, f"invalid sample {_short(raw)} graded {_describe(v)}", "invalid-sample",
-                 expected="invalid", computed=f"{_short(raw)} graded {_describe(v)}")
+            fail(pid, seed, "invalid-graded-wrong", f"invalid sample {_short(raw)} graded {_describe(v)}",
+                 "invalid-sample", expected="invalid", computed=f"{_short(raw)} graded {_describe(v)}",
+                 example=f"invalid[{i}]", graded=v.status, graded_note=v.note)
 
 
 def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> SelfTestReport:
@@ -210,12 +264,10 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
     seeds = list(seeds)
     expected_by_part: dict[str, dict[int, Any]] = {}
 
-    def fail(part: str | None, seed: int, reason: str, status: str = "grading", *,
-             expected: str | None = None, computed: str | None = None) -> None:
-        record = {"part": part, "seed": seed, "reason": reason, "status": status, "seeds": [seed]}
-        if expected is not None or computed is not None:
-            record.update(expected=expected, computed=computed)
-        failures.append(record)
+    def fail(part: str | None, seed: int, message: str, reason: str, status: str = "grading", *,
+             expected: str | None = None, computed: str | None = None, **args: Any) -> None:
+        failures.append(failure(part, seed, message, reason, status, expected=expected, computed=computed,
+                                **args))
 
     def count() -> None:
         nonlocal checks
@@ -226,7 +278,8 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
             params = params_for(question, seed)
             count()
         except Exception as exc:
-            fail(None, seed, f"parameters do not generate: {type(exc).__name__}: {exc}", "params")
+            fail(None, seed, "params-fail", f"parameters do not generate: {type(exc).__name__}: {exc}", "params",
+                 error=type(exc).__name__)
             continue
         for lang in ("en", "zh"):
             try:
@@ -234,13 +287,15 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
                 solution_view(question, seed, lang)
                 count()
             except Exception as exc:
-                fail(None, seed, f"{lang} view fails: {type(exc).__name__}: {exc}", "view")
+                fail(None, seed, "view-fail", f"{lang} view fails: {type(exc).__name__}: {exc}", "view",
+                     lang=lang, error=type(exc).__name__)
         for part in question.get("parts", []):
             try:
                 _check_part(part, params, seed, fail, count,
                             expected_by_part.setdefault(str(part.get("id")), {}))
             except Exception as exc:  # a checker bug must not hide the other parts' results
-                fail(part.get("id"), seed, f"self-test crashed: {type(exc).__name__}: {exc}", "crash")
+                fail(part.get("id"), seed, "crash", f"self-test crashed: {type(exc).__name__}: {exc}", "crash",
+                     error=type(exc).__name__)
     for part in question.get("parts", []):
         record = check_constant(part, expected_by_part.get(str(part.get("id")), {}))
         if record is not None:
@@ -249,17 +304,22 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
                           seeds=len(seeds), checks=checks, seconds=time.perf_counter() - start)
 
 
-#: Numbers inside a reason (the variant's values): masked so one failure on many seeds reads as one.
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
+def failure_key(f: Mapping[str, Any]) -> tuple:
+    """What makes two per-seed records one failure: part, check, message and the identifying ``args``
+    (:data:`IDENTITY_ARGS`). A record without a message (made elsewhere) is only itself."""
+    args = f.get("args") or {}
+    if not f.get("message"):
+        return (f.get("part"), f.get("status"), None, str(f.get("reason")))
+    return (f.get("part"), f.get("status"), f["message"], tuple(repr(args.get(k)) for k in IDENTITY_ARGS))
 
 
 def distinct_failures(failures: Iterable[Mapping[str, Any]], examples: int = 3) -> list[dict[str, Any]]:
-    """One record per distinct failure: the per-seed records of the same part and check whose reasons differ
-    only in the variant's numbers fold into the first one, with ``seeds`` (every seed it occurs on,
-    ascending), ``count`` and up to ``examples`` ``{"seed", "reason", "expected", "computed"}`` samples."""
+    """One record per distinct failure: the per-seed records with the same :func:`failure_key` fold into
+    the first one, with ``seeds`` (every seed it occurs on, ascending), ``count`` and up to ``examples``
+    ``{"seed", "reason", "expected", "computed"}`` samples."""
     groups: dict[tuple, dict[str, Any]] = {}
     for f in failures:
-        key = (f.get("part"), f.get("status"), _NUMBER.sub("#", str(f.get("reason"))))
+        key = failure_key(f)
         seeds = [s for s in (f.get("seeds") or [f.get("seed")]) if s is not None]
         sample = {"seed": f.get("seed"), "reason": f.get("reason"), "expected": f.get("expected"),
                   "computed": f.get("computed")}

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from checkers import grading
 from checkers.bank import (BankError, content_hash, distinct_failures, dump_question, params_for, public_view,
                            question_files, selftest, validate_question)
+from checkers.bank.selftest import failure
 from checkers.kinds import get_kind
 from checkers.mathparse import evaluate_numeric
 from checkers.params import resolve_value, substitute_text
@@ -150,34 +151,34 @@ def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str
     """The self-test over ``seeds`` (>= 20) variants: {"ok", "seeds", "checks", "failures"}."""
     seeds = max(int(seeds), MIN_SEEDS)
     report = selftest(data, seeds=range(seeds))
-    failures = [{k: f.get(k) for k in ("part", "seed", "reason", "status", "seeds", "expected", "computed")}
-                for f in report.failures]
+    failures = list(report.failures)
     same = _mistakes_equal_to_correct(data, range(seeds))
-    if same:  # say why a known mistake was "not exercised": it equals the correct answer
-        keys = {(f["part"], f["seed"], f["note"]) for f in same}
-        failures = [f for f in failures if not any(
-            (f["part"], f["seed"]) == (k[0], k[1]) and (
-                f"known mistake {k[2]!r} is not exercised" in f["reason"]
-                or (f["reason"].startswith(f"known mistake {k[2]!r}") and " graded correct" in f["reason"]))
-            for k in keys)]
-        failures += [{"part": f["part"], "seed": f["seed"], "reason": f["reason"], "status": "known-mistake",
-                      "seeds": [f["seed"]], "expected": "incorrect", "computed": "correct"} for f in same]
+    if same:  # say why a known mistake was "not exercised" or "graded correct": it equals the correct answer
+        explained = {(f["part"], f["seed"], f["args"]["note"]) for f in same}
+        failures = [f for f in failures if not _explained_by(f, explained)]
+        failures += same
         failures.sort(key=lambda f: (f["seed"] if f["seed"] is not None else -1, str(f["part"])))
     failures = expression_failures(data) + [_with_check(f) for f in distinct_failures(failures)]
     return {"ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks, "failures": failures}
 
 
+def _explained_by(f: Mapping[str, Any], explained: set[tuple]) -> bool:
+    """Whether a self-test failure is a known mistake of ``explained`` ((part, seed, note)) not showing up
+    as a distinct mistake: not exercised by the kind's examples, or graded correct."""
+    args = f.get("args") or {}
+    if (f.get("part"), f.get("seed"), args.get("note")) not in explained:
+        return False
+    return f.get("message") == "mistake-not-exercised" or (
+        f.get("message") == "incorrect-graded-wrong" and args.get("graded") == "correct")
+
+
 def _with_check(f: dict[str, Any]) -> dict[str, Any]:
     """A distinct failure as stored with the version: part, check, every seed, expected and computed."""
     out = {"part": f.get("part"), "seed": f.get("seed"), "seeds": f.get("seeds") or [], "count": f.get("count"),
-           "check": f.get("status") or _check_of(str(f.get("reason"))), "reason": str(f.get("reason"))}
+           "check": f["status"], "reason": str(f.get("reason"))}
     if f.get("expected") is not None or f.get("computed") is not None:
         out["expected"], out["computed"] = f.get("expected"), f.get("computed")
     return out
-
-
-def _check_of(reason: str) -> str:
-    return "known-mistake" if reason.startswith("known mistake") else "grading"
 
 
 def _mistakes_are_answers(kind: Any) -> bool:
@@ -211,9 +212,11 @@ def _mistakes_equal_to_correct(data: Mapping[str, Any], seeds: Iterable[int]) ->
                 except Exception:  # noqa: BLE001 - a mistake that cannot be computed is the self-test's
                     continue
                 if verdict.status == "correct":
-                    out.append({"part": part.get("id"), "seed": seed, "note": m.get("note"),
-                                "reason": f"known mistake {m.get('note')!r} equals the correct answer in this "
-                                          f"variant (it grades correct, so its feedback can never show)"})
+                    out.append(failure(part.get("id"), seed, "mistake-equals-correct",
+                                       f"known mistake {m.get('note')!r} equals the correct answer in this "
+                                       f"variant (it grades correct, so its feedback can never show)",
+                                       "known-mistake", expected="incorrect", computed="correct",
+                                       note=m.get("note"), graded=verdict.status))
     return out
 
 
