@@ -64,6 +64,10 @@ DEFAULT_GRADING_QUEUE = "grading"
 DEFAULT_GRADING_QUEUE_WAIT = 30.0
 #: Seconds to connect to Redis before the grading queue counts as down (a 503, not a hung request).
 REDIS_CONNECT_TIMEOUT = 2.0
+#: Seconds a queued verdict stays in Redis (only the waiting request reads it, at once) and a failed job
+#: stays in RQ's failed registry (for an operator to read its traceback).
+GRADING_RESULT_TTL = 60
+GRADING_FAILURE_TTL = 24 * 3600
 
 
 def _int_env(name: str, default: int) -> int:

@@ -31,10 +31,6 @@ from . import GradingUnavailable
 
 log = logging.getLogger(__name__)
 
-#: Seconds a verdict stays in Redis after the job: only the waiting request reads it, at once.
-RESULT_TTL = 60
-#: Seconds a failed job stays in RQ's failed registry, for an operator to read its traceback.
-FAILURE_TTL = 24 * 3600
 #: What a job may report as raised (``checkers.jobs.REPORTED``): re-raised here as that builtin type under the
 #: reported class name, so a call site answers exactly as it does for in-process grading.
 _RERAISED = {name: getattr(builtins, name) for name in ("RuntimeError", "ValueError", "TypeError", "IndexError")}
@@ -68,7 +64,8 @@ class RQBackend:
         kwargs = {"raw": json_safe(raw), "part": json_safe(part), "params": json_safe(params), **extra}
         try:
             job = self.queue.enqueue(func, kwargs=kwargs, job_timeout=self.wait, ttl=self.wait,
-                                     result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+                                     result_ttl=_config.GRADING_RESULT_TTL,
+                                     failure_ttl=_config.GRADING_FAILURE_TTL,
                                      description=f"{func} {part.get('kind')} part {part.get('id')!r}")
         except (redis.RedisError, OSError) as exc:
             log.warning("grading queue unreachable: %s", exc)

@@ -171,3 +171,19 @@ def test_an_unknown_backend_is_a_startup_error(monkeypatch, tmp_path):
         config.from_env(str(tmp_path))
     monkeypatch.setenv("GRADING_BACKEND", "RQ")
     assert config.from_env(str(tmp_path))["GRADING_BACKEND"] == "rq"
+
+
+def test_a_job_that_fails_on_the_grading_host_is_grading_failed(redis_url, rq_worker):
+    # A job the worker cannot run (here: a job function the grading host does not have) ends in RQ's failed
+    # registry with its traceback; the web host answers grading_failed instead of waiting or crashing.
+    from quizapp.grading_backends import GradingUnavailable
+    from quizapp.grading_backends.rq_queue import RQBackend
+    from rq.registry import FailedJobRegistry
+
+    backend = RQBackend(url=redis_url, queue=rq_worker["queue"], wait=120)
+    failed = FailedJobRegistry(queue=backend.queue)
+    before = failed.count
+    with pytest.raises(GradingUnavailable) as caught:
+        backend._run("checkers.jobs.no_such_job", "x", {"kind": "code", "id": "a"}, {})
+    assert caught.value.code == "grading_failed" and caught.value.status == 503
+    assert failed.count == before + 1
