@@ -42,7 +42,8 @@ def parse_yaml(text: str, file: Any = None) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(yaml)"
         problem = getattr(exc, "problem", None) or str(exc)
-        raise BankError(file, where, f"not valid YAML: {problem}") from None
+        raise BankError(file, where, f"not valid YAML: {problem}", line=mark.line + 1 if mark else None,
+                        column=mark.column + 1 if mark else None) from None
     except RecursionError:
         # PyYAML composes nodes recursively: a document nested thousands of levels deep exhausts the
         # stack before any depth check on the result can run.

@@ -62,10 +62,13 @@ PARAM_GENERATOR_KEYS: dict[str, set[str]] = {
 class BankError(ValueError):
     """A question file that does not follow the format: names the file, the field and the problem."""
 
-    def __init__(self, file: Any, field: str, problem: str):
+    def __init__(self, file: Any, field: str, problem: str, *, line: int | None = None,
+                 column: int | None = None):
         self.file = str(file) if file is not None else "<question>"
         self.field = field or "(top level)"
         self.problem = problem
+        # where in the file's text (1-based), when the YAML parser knows: an editor points at it
+        self.line, self.column = line, column
         super().__init__(f"{self.file}: {self.field}: {problem}")
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-import re
 
 from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session,
                    url_for)
@@ -247,11 +246,10 @@ def _seeds() -> int:
 
 
 def _yaml_error(exc) -> dict[str, Any]:
-    """A YAML syntax error as a failure with its line and column (the loader's "line L, column C")."""
+    """A YAML syntax error as a failure with its line and column (the loader's ``BankError.line/column``)."""
     failure: dict[str, Any] = {"part": None, "seed": None, "check": "yaml", "reason": f"{exc.field}: {exc.problem}"}
-    m = re.match(r"line (\d+), column (\d+)", exc.field or "")
-    if m:
-        failure["line"], failure["column"] = int(m.group(1)), int(m.group(2))
+    if getattr(exc, "line", None) is not None:
+        failure["line"], failure["column"] = exc.line, exc.column
     return failure
 
 
