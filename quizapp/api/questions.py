@@ -23,7 +23,7 @@ from flask import current_app, request
 from checkers import grading
 from checkers.bank import VARIANT_MAX, public_view
 from checkers.verdict import AnswerParseError, SpecError
-from ..learning.hooks import after_attempt
+from ..learning.hooks import rate_before_commit
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
 DOMAINS = ("probability",)  # the API offers the one named domain; flags cover the others
@@ -126,8 +126,9 @@ def submit_attempt(qid: str):
     if variant is None:
         raise ValidationError("variant is required (the variant you were shown)", "variant", code="missing_field")
     answers = field(body, "answers", dict)
-    result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang)
-    result["review"] = after_attempt(session, result["attempt_id"])
+    # The review card is rated in the attempt's transaction: one durable commit per attempt.
+    result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
+                                            before_commit=rate_before_commit)
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp

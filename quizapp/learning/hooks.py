@@ -1,7 +1,8 @@
 """What the learner memory does after an attempt is stored: rate the learner's review card.
 
-Called by the attempt endpoint once the attempt is committed; a failure here is logged and answered as
-``None`` so that it can never lose or fail the attempt itself.
+Called by the attempt endpoint inside the attempt's own transaction (:func:`rate_before_commit`: one
+commit, so one durable write, per attempt) or once the attempt is committed (:func:`after_attempt`); a
+failure here is logged and answered as ``None`` so that it can never lose or fail the attempt itself.
 """
 
 from __future__ import annotations
@@ -15,6 +16,17 @@ from ..models import Attempt, QuestionVersion
 from . import review
 
 log = logging.getLogger(__name__)
+
+
+def rate_before_commit(session: Session, attempt: Attempt, data: Any) -> dict[str, Any] | None:
+    """Rate the card of ``attempt`` (flushed, not yet committed) in a savepoint of its transaction: a
+    failure rolls back the card's changes only, and the attempt is committed as if no card existed."""
+    try:
+        with session.begin_nested():
+            return review.record_attempt(session, attempt, data, commit=False)
+    except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
+        log.exception("review card update failed for attempt %s", attempt.id)
+        return None
 
 
 def after_attempt(session: Session, attempt_id: str) -> dict[str, Any] | None:

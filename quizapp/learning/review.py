@@ -132,9 +132,10 @@ def record_reveal(session: Session, learner_id: str, question_id: str,
 
 
 def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
-                   at: datetime | None = None) -> dict[str, Any] | None:
-    """Update the learner's card for a stored attempt (committed); what the attempt's response shows
-    under ``review``, or None when nothing could be rated."""
+                   at: datetime | None = None, *, commit: bool = True) -> dict[str, Any] | None:
+    """Update the learner's card for a stored attempt (committed, or only flushed with ``commit=False``
+    when the caller commits it with the attempt); what the attempt's response shows under ``review``, or
+    None when nothing could be rated."""
     at = at or common.now()
     rating = attempt_rating(session, attempt, data)
     free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in _freetext_ids(data))
@@ -147,10 +148,10 @@ def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
     if free_answered:
         row.pending_attempt_id = attempt.id
         row.pending_rating = int(rating) if rating is not None else None
-        session.commit()
+        session.commit() if commit else session.flush()
         return {"needs_self_rating": True, "graded_rating": RATING_NAMES.get(int(rating)) if rating else None}
     review(row, rating, at)
-    session.commit()
+    session.commit() if commit else session.flush()
     return card_view(row) | {"needs_self_rating": False}
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -172,9 +172,12 @@ def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solu
 
 
 def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
-                   lang: str = "en") -> dict:
+                   lang: str = "en", *, before_commit: Callable[[Session, Attempt, Any], Any] | None = None) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
-    attempt (one transaction, committed before this returns). Raises NotFound / ValidationError."""
+    attempt (one transaction, committed before this returns). ``before_commit(session, attempt, data)``
+    runs on the flushed attempt inside that transaction (what else an attempt writes, committed with it:
+    with ``synchronous=FULL`` each commit is a sync to disk); its result is the body's ``review``.
+    Raises NotFound / ValidationError."""
     lang = norm_lang(lang)
     version = published_version(session, question_id)
     if version is None:
@@ -193,11 +196,17 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     try:
         ensure_learner(session, learner_id)
         session.add(attempt)
+        if before_commit is not None:
+            session.flush()  # the attempt's INSERT opens the transaction a savepoint in before_commit needs
+            extra = before_commit(session, attempt, data)
         session.commit()
     except Exception:
         session.rollback()
         raise
-    return _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False))
+    body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False))
+    if before_commit is not None:
+        body["review"] = extra
+    return body
 
 
 def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], lang: str, body: dict,

@@ -54,3 +54,56 @@ def test_kept_views_are_bounded(app, client):
     # Past the bound a listing is still right, built for that request alone.
     assert [q["id"] for q in client.get("/api/v1/questions?lang=zh").get_json()["questions"]] == [
         testing.SAMPLE_QUESTION["id"]]
+
+
+def _submit(client, variant: int = 3):
+    return client.post(f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}/attempts",
+                       json={"variant": variant, "answers": {"a": "1.0", "b": "yes"}})
+
+
+def test_an_attempt_and_its_review_card_are_one_commit(app, client):
+    from sqlalchemy import event
+
+    from quizapp.db import get_db
+    from quizapp.models import Attempt, ReviewCard
+
+    engine = get_db(app).engine
+    commits = []
+
+    def on_commit(_conn):
+        commits.append(1)
+
+    event.listen(engine, "commit", on_commit)
+    try:
+        r = _submit(client)
+    finally:
+        event.remove(engine, "commit", on_commit)
+    assert r.status_code == 201 and r.get_json()["review"] is not None
+    assert len(commits) == 1  # with synchronous=FULL each commit waits for the disk
+    with app.app_context():
+        session = get_db(app).Session()
+        assert session.query(Attempt).count() == 1 and session.query(ReviewCard).count() == 1
+        session.close()
+
+
+def test_a_failing_review_card_keeps_the_attempt(app, client, monkeypatch):
+    from datetime import datetime, timezone
+
+    from quizapp.db import get_db
+    from quizapp.learning import review
+    from quizapp.models import Attempt, ReviewCard
+
+    def broken(session, attempt, data, at=None, *, commit=True):
+        session.add(new_row(attempt.learner_id, attempt.question_id, datetime.now(timezone.utc)))
+        session.flush()  # the card's row is written inside the attempt's transaction, then it fails
+        raise RuntimeError("card update failed")
+
+    new_row = review._new_row
+    monkeypatch.setattr(review, "record_attempt", broken)
+    r = _submit(client)
+    assert r.status_code == 201 and r.get_json()["review"] is None
+    with app.app_context():
+        session = get_db(app).Session()
+        assert session.query(Attempt).count() == 1  # the attempt is stored
+        assert session.query(ReviewCard).count() == 0  # the card's half-done write is not
+        session.close()
