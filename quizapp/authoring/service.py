@@ -287,16 +287,24 @@ def _save(session: Session, data: dict, author_id: str | None, seeds: int, sourc
         _store_check(session, latest, report)
         session.commit()
         return _saved(session, latest, report, False), False
+    version = _add_draft(session, data, text, report, source=source, author_id=author_id, digest=digest)
+    return _saved(session, version, report, True), True
+
+
+def _add_draft(session: Session, data: dict, text: str, report: Mapping[str, Any], *, source: str | None,
+               author_id: str | None, digest: str | None = None) -> QuestionVersion:
+    """Store ``data`` as a new draft version with the author's ``text`` and its self-test ``report``, in one
+    commit (rolled back on any error, so a version never exists without its check)."""
     try:
-        version = qsvc.add_version(session, data, content_hash=digest, status="draft", source=source,
-                                   created_by=author_id)
+        version = qsvc.add_version(session, data, content_hash=digest or content_hash(data), status="draft",
+                                   source=source, created_by=author_id)
         version.yaml_text = text
         _store_check(session, version, report)
         session.commit()
     except Exception:
         session.rollback()
         raise
-    return _saved(session, version, report, True), True
+    return version
 
 
 def create_question(session: Session, data: Any, author_id: str | None, *, seeds: int = MIN_SEEDS,
@@ -660,15 +668,7 @@ def restore(session: Session, qid: str, number: int, author_id: str | None, *, s
     text = version_text(old)
     report = selftest_report(data, seeds)
     locate_failures(text, report["failures"])
-    try:
-        v = qsvc.add_version(session, data, content_hash=content_hash(data), status="draft",
-                             source=old.source, created_by=author_id)
-        v.yaml_text = text
-        _store_check(session, v, report)
-        session.commit()
-    except Exception:
-        session.rollback()
-        raise
+    v = _add_draft(session, data, text, report, source=old.source, author_id=author_id)
     body = _saved(session, v, report, True)
     body["restored_from"] = old.number
     return body
