@@ -104,7 +104,9 @@ def test_web_question_redirects_to_a_variant_then_renders_maths(web_client):
     prompt = html.split('id="q-prompt"', 1)[1].split("</div>", 1)[0]
     assert '<math xmlns="http://www.w3.org/1998/Math/MathML"' in prompt and "<mfrac>" in prompt
     assert "$" not in prompt and "{{p}}" not in prompt
-    assert re.search(r"Let <span class=\"math inline\"><math[^>]*><mrow><mi>p</mi><mo>=</mo><mn>0\.\d+</mn>", prompt)
+    # the formula's spoken words for screen readers, then its drawing, hidden from them
+    assert re.search(r"Let <span class=\"math inline\"><span class=\"sr-only\">p equals 0\.\d+</span>"
+                     r"<span aria-hidden=\"true\"><math[^>]*><mrow><mi>p</mi><mo>=</mo><mn>0\.\d+</mn>", prompt)
     # one input per part, by kind
     assert 'id="answer-a"' in html and 'type="text"' in html
     assert 'type="radio" name="c" value="x"' in html
