@@ -137,19 +137,35 @@ def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, 
     return running, revealed
 
 
+def timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
+    """The timeline :func:`state` replays (:func:`_timeline`), for a caller that extends it itself."""
+    return _timeline(session, learner_id, question_id)
+
+
+def attempt_item(attempt: Attempt) -> tuple:
+    """A stored attempt as an item of a timeline."""
+    return (attempt.created_at, 0, attempt.variant, attempt.verdicts or {}, attempt.counted)
+
+
 def state(session: Session, learner_id: str | None, question_id: str, variant: int,
-          data: Mapping[str, Any]) -> PracticeState:
+          data: Mapping[str, Any], *, items: list[tuple] | None = None,
+          hints: Mapping[str, int] | None = None) -> PracticeState:
     """The learner's state on ``variant`` of ``question_id`` (``data``: the question dict shown): tries
-    counted per question since the last reveal (module docstring), hints per variant."""
+    counted per question since the last reveal (module docstring), hints per variant. ``items`` (the
+    timeline) and ``hints`` (per part) are read from the database unless the caller already has them:
+    an attempt's response replays the timeline read before it was stored, plus the attempt."""
     out = PracticeState(tries_allowed=tries_allowed(data))
     if not learner_id:
         return out
-    running, revealed = replay(_timeline(session, learner_id, question_id), data)
+    running, revealed = replay(items if items is not None else _timeline(session, learner_id, question_id), data)
     mine = revealed.get(variant)
     if mine is None:
         out.tries_used = running
     else:
         out.tries_used, out.solved, out.requested = mine["tries_used"], mine["solved"], mine["requested"]
+    if hints is not None:
+        out.hints = dict(hints)
+        return out
     events = session.execute(select(PracticeEvent.part_id).where(
         PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
         PracticeEvent.variant == variant, PracticeEvent.kind == "hint")).all()

@@ -185,7 +185,8 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     variant = check_variant(variant)
     data = version.data
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    before = policy.state(session, learner_id, version.question_id, variant, data)
+    items = policy.timeline(session, learner_id, version.question_id) if learner_id else []
+    before = policy.state(session, learner_id, version.question_id, variant, data, items=items)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
     max_score = sum(v["weight"] for v in verdicts.values())
@@ -203,17 +204,23 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     except Exception:
         session.rollback()
         raise
-    body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False))
+    # The state after this attempt is the timeline read above plus the attempt (hints do not change): the
+    # response needs no second read of the learner's history.
+    after = policy.state(session, learner_id, attempt.question_id, variant, data,
+                         items=[*items, policy.attempt_item(attempt)], hints=before.hints)
+    body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
+                        current=after)
     if before_commit is not None:
         body["review"] = extra
     return body
 
 
 def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], lang: str, body: dict,
-                 *, solution: bool = True) -> dict:
+                 *, solution: bool = True, current: policy.PracticeState | None = None) -> dict:
     """Add the learner's ``practice`` state on the attempt's variant, and the ``solution`` only when the
     attempt policy lets it be shown (:mod:`quizapp.practice.policy`)."""
-    current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data)
+    if current is None:
+        current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data)
     body["practice"] = current.view()
     for pid, part in body.get("parts", {}).items():
         record = (attempt.verdicts or {}).get(pid) or {}
