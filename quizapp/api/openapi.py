@@ -75,7 +75,9 @@ TENSOR = {"description": "a number, a non-finite string or a nested list of them
           "oneOf": [NUMBER_OR_NONFINITE, {"type": "array", "items": {}}]}
 MESSAGE = {"type": "string", "description": "in the requested language"}
 INTERPRETATION = {"type": ["object", "null"], "properties": {
-    "text": {"type": "string"}, "latex": {"type": "string"}, "mathml": {"type": "string"}}}
+    "text": {"type": "string"}, "latex": {"type": "string"}, "mathml": {"type": "string"},
+    "spoken": {"type": "object", "additionalProperties": {"type": "string"},
+               "description": "the formula in words for screen readers, per language (one line per derivation step)"}}}
 #: A variable or function name the check endpoints accept (quizapp.api.questions.NAME).
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,31}$"
 ASSUMPTIONS = {"type": "object", "additionalProperties": _ref("Assumptions"), "maxProperties": 50,

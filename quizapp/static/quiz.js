@@ -131,7 +131,7 @@
   function spokenOf(value) {
     // a formula's text alternative in the page's language (checkers/mathparse/spoken.py), else its typed text
     var s = value && value.spoken;
-    var text = (s && typeof s === 'object') ? (s[cfg.lang] || s.en) : '';
+    var text = (s && typeof s === 'object') ? (s[cfg.lang] || s.en) : (typeof s === 'string' ? s : '');
     return text || (value && typeof value.text === 'string' ? value.text : '');
   }
 
