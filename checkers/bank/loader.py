@@ -48,6 +48,11 @@ def parse_yaml(text: str, file: Any = None) -> Any:
         # PyYAML composes nodes recursively: a document nested thousands of levels deep exhausts the
         # stack before any depth check on the result can run.
         raise BankError(file, "(yaml)", "the document is nested too deeply") from None
+    except ValueError as exc:
+        # A scalar the SafeLoader resolves but cannot build: an integer longer than Python converts
+        # (4300 digits) or a timestamp that is no date (2026-13-45). The text before ';' names the value
+        # without Python's advice on interpreter settings.
+        raise BankError(file, "(yaml)", f"not valid YAML: {str(exc).split(';')[0]}") from None
 
 
 def load_question_file(path: str | Path) -> dict:

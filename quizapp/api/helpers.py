@@ -4,6 +4,7 @@ gettext msgids, shown in the request's language)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import current_app, jsonify, request
@@ -42,13 +43,46 @@ def json_body() -> dict[str, Any]:
     except ValueError as exc:
         raise BadRequest(Message(N_("malformed JSON: %(detail)s"), detail=str(exc)), None,
                          code="malformed_json") from None
-    except RecursionError:
-        raise BadRequest("malformed JSON: nested too deeply", None, code="malformed_json") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_unpaired_surrogates(data)
     if not isinstance(data, dict):
         raise BadRequest(Message(N_("the JSON body must be an object, got %(got)s"), got=type_name(data)), None,
                          code="malformed_json")
     note_body_lang(data.get("lang"))  # later errors of this request speak the body's language
     return data
+
+
+#: ``\ud800``..``\udfff`` in the body's text: the only way JSON can carry a surrogate (UTF-8 cannot encode one).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+def _refuse_unpaired_surrogates(data: Any) -> None:
+    """422 naming the first string (key or value) holding a surrogate that is not half of a pair: such text
+    cannot be encoded as UTF-8, so no database, log or HTML page could take it. Iterative: the decoder
+    allows nesting deeper than a recursive walk could go."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = f"{path}.{key}" if path else str(key)
+                if not _encodable(key):
+                    raise ValidationError(Message(N_("%(field)s is not valid Unicode (unpaired surrogate)"),
+                                                  field=repr(key)), path or None)
+                stack.append((item, where))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
+        elif isinstance(value, str) and not _encodable(value):
+            raise ValidationError(Message(N_("%(field)s is not valid Unicode (unpaired surrogate)"),
+                                          field=path or "body"), path or None)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _too_large() -> Message:
@@ -105,6 +139,10 @@ def request_lang(body: dict | None = None) -> str:
     return query
 
 
+#: ``10.0`` or ``10.``: an integer written as a decimal (bounded, so no long digit string is read).
+_INTEGRAL_DECIMAL = re.compile(r"[+-]?[0-9]{1,20}\.0{0,20}")
+
+
 def query_int(name: str) -> int | None:
     raw = request.args.get(name)
     if raw is None or raw == "":
@@ -112,8 +150,13 @@ def query_int(name: str) -> int | None:
     try:
         return int(raw, 10)
     except ValueError:
-        raise ValidationError(Message(N_("%(field)s must be an integer, got %(got)s"), field=name, got=repr(raw)),
-                              name) from None
+        pass
+    if _INTEGRAL_DECIMAL.fullmatch(raw):
+        # The document's integer type admits 10.0 (JSON Schema counts integral numbers as integers), and a
+        # client that serialises a float sends it so: the same integer.
+        return int(raw.split(".")[0], 10)
+    raise ValidationError(Message(N_("%(field)s must be an integer, got %(got)s"), field=name, got=repr(raw)),
+                          name)
 
 
 def limit_small_bodies(large_endpoints: set[str] | frozenset[str]) -> None:
