@@ -13,6 +13,8 @@ At the end: acknowledged attempts, how many of them the database holds (must be 
 
 from __future__ import annotations
 
+import sys
+
 import argparse
 import os
 import signal
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from _live import call, free_port, start
 
-from quizapp import testing
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
+import quiz_testing as testing
 
 QID = testing.SAMPLE_QUESTION["id"]
 

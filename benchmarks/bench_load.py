@@ -18,6 +18,8 @@ Traffic only goes to 127.0.0.1; every loop is bounded. Run by hand, e.g.
 
 from __future__ import annotations
 
+import sys
+
 import argparse
 import os
 import tempfile
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from _live import call, free_port, hammer, pct, start
 
-from quizapp import testing
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
+import quiz_testing as testing
 
 QID = testing.SAMPLE_QUESTION["id"]
 

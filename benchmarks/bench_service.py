@@ -11,6 +11,8 @@ Run: python benchmarks/bench_service.py [--clients 8] [--rounds 25]
 
 from __future__ import annotations
 
+import sys
+
 import argparse
 import json
 import statistics
@@ -22,7 +24,8 @@ import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
-from quizapp import testing
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
+import quiz_testing as testing
 
 QUESTION = "q04-k3-estimator"
 ANSWERS = {"formula": "exp(Delta) - Delta - 1", "value": "0.05", "properties": ["a", "b", "c"]}

@@ -8,7 +8,7 @@ import pytest
 
 from checkers.bank import load_question_file
 from checkers.coderun import MAX_SOURCE_BYTES
-from quizapp import testing
+import quiz_testing as testing
 
 K3_FILE = Path(__file__).resolve().parents[2] / "questions" / "L1" / "code-k3-per-token.yaml"
 GOOD = ("import torch\n\n\ndef k3(log_prob, ref_log_prob):\n"

@@ -3,7 +3,7 @@
 from checkers.bank import params_for
 from checkers.kinds import precision
 from checkers.params import resolve_value
-from quizapp.testing import SAMPLE_QUESTION
+from quiz_testing import SAMPLE_QUESTION
 
 URL = "/api/v1/questions/svc-sample-double"
 PART = SAMPLE_QUESTION["parts"][0]  # 2p at rtol 1e-3: at least 4 significant figures

@@ -4,7 +4,7 @@ import json
 
 from checkers.params import resolve_value
 from checkers.bank import params_for
-from quizapp.testing import SAMPLE_QUESTION
+from quiz_testing import SAMPLE_QUESTION
 
 
 def _error(resp, status, field="__any__"):

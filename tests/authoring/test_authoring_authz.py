@@ -8,7 +8,7 @@ from checkers.bank import dump_question
 import pytest
 from sqlalchemy import text
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 
 TABLES = ("learners", "questions", "question_versions", "attempts", "version_checks", "api_tokens",
@@ -24,7 +24,7 @@ def _snapshot(app) -> dict:
 def _new_question(qid="auth-matrix-new"):
     import copy
 
-    from quizapp.testing import SAMPLE_QUESTION
+    from quiz_testing import SAMPLE_QUESTION
     data = copy.deepcopy(SAMPLE_QUESTION)
     data["id"] = qid
     return data

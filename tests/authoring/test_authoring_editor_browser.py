@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from checkers.bank import dump_question
-from quizapp import testing
+import quiz_testing as testing
 
 pytestmark = pytest.mark.browser
 

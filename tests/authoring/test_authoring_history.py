@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from checkers.bank import dump_question
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.authoring import service
 from quizapp.db import get_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 
 

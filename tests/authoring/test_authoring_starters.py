@@ -24,7 +24,7 @@ def test_starter_is_valid_and_self_tests(kind):
 
 
 def test_new_page_offers_the_starters(authoring_client, authoring_passwords):
-    from quizapp import testing
+    import quiz_testing as testing
 
     testing.author_login(authoring_client, "alice", authoring_passwords["alice"])
     page = authoring_client.get("/author/new?kind=derivation").get_data(as_text=True)

@@ -7,7 +7,7 @@ import io
 import zipfile
 
 from checkers.bank import dump_question
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.authoring import yamltext
 
 YAML_HEADERS = {"Content-Type": "application/yaml"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quizapp import testing
+import quiz_testing as testing
 
 TAGS = ("kl-divergence: {en: KL divergence, zh: KL 散度}\n"
         "clipping: {en: Clipping, zh: 裁剪}\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from checkers.bank import load_question_file, params_for
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.figures import catalog
 from quizapp.figures.svg import render
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.i18n import LANG_COOKIE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import pytest
 
 from checkers.bank import params_for
 from checkers.params import resolve_value
-from quizapp.testing import SAMPLE_QUESTION
+from quiz_testing import SAMPLE_QUESTION
 
 QID = SAMPLE_QUESTION["id"]
 PASSWORD = "a long passphrase 42"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 
 pytestmark = pytest.mark.browser
 

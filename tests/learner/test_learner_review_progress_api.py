@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.learning import common
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

@@ -4,7 +4,7 @@ scheduling (the move from SQLite to PostgreSQL loses nothing)."""
 
 from sqlalchemy import select, text
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 from quizapp.models import Attempt, Learner, LearnerAccount, Question, QuestionVersion, ReviewCard
 

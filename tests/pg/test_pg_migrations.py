@@ -5,7 +5,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 from quizapp.models import Question, QuestionVersion
 

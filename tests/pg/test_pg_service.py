@@ -6,7 +6,7 @@ from flask.cli import ScriptInfo
 from sqlalchemy import func, select
 
 from checkers.bank import question_files
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.cli import cli
 from quizapp.config import PROJECT_ROOT
 from quizapp.db import get_db

@@ -6,7 +6,7 @@ from checkers.params import resolve_value
 from quizapp.db import get_session
 from quizapp.models import PracticeEvent, ReviewCard
 from quizapp.practice.credit import CREDIT_FLOOR, HINT_COST, credit
-from quizapp.testing import SAMPLE_QUESTION
+from quiz_testing import SAMPLE_QUESTION
 
 QID = SAMPLE_QUESTION["id"]
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 from quizapp.errors import NotFound, ValidationError
 from quizapp.models import Attempt, QuestionVersion

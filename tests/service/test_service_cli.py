@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 from click.testing import CliRunner
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.cli import cli
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 from quizapp.models import Attempt
 

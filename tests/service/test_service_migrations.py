@@ -1,6 +1,6 @@
 """Alembic: upgrade to head on an empty database matches the models; downgrade to base works."""
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from checkers import sandbox
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.ops import limits
 
 QID = testing.SAMPLE_QUESTION["id"]

@@ -3,9 +3,10 @@ listing decodes no version, and publishing (from this process or any other conne
 
 import sqlite3
 
+import pytest
 from sqlalchemy import event
 
-from quizapp import testing
+import quiz_testing as testing
 from quizapp.db import get_db
 from quizapp.models import QuestionVersion
 from quizapp.services import question_cache
@@ -37,6 +38,7 @@ def test_a_new_published_version_is_listed_at_once(app, client):
     assert [(q["version"], q["tags"]) for q in listed] == [(2, ["changed"])]
 
 
+@pytest.mark.sqlite_only(reason="the other process writes the SQLite file with the sqlite3 module")
 def test_a_change_made_by_another_process_is_seen(app, client):
     assert len(client.get("/api/v1/questions").get_json()["questions"]) == 1
     # Another process retires the question behind this one's back (plain sqlite3, not this app's engine).

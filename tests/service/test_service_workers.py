@@ -18,7 +18,8 @@ import urllib.request
 import pytest
 from sqlalchemy import select
 
-from quizapp import serving, testing
+import quiz_testing as testing
+from quizapp import serving
 from quizapp.db import get_db
 from quizapp.models import Attempt
 
@@ -46,6 +47,7 @@ def _writer(app, index, barrier, out):
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only(reason="checks the SQLite file itself (integrity_check, WAL journal)")
 def test_forked_workers_write_one_sqlite_file(app):
     # The parent uses the database first, so that its pool holds a connection every child inherits.
     with app.app_context():
@@ -78,6 +80,7 @@ def test_forked_workers_write_one_sqlite_file(app):
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
+@pytest.mark.sqlite_only(reason="SQLite's own pragmas (synchronous, busy_timeout)")
 def test_sqlite_connections_sync_every_commit(app):
     """``synchronous=FULL`` (2): a commit is acknowledged only once the WAL is on disk."""
     with get_db(app).engine.connect() as conn:

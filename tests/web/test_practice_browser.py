@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from quizapp import testing
-from quizapp.testing import SAMPLE_QUESTION
+import quiz_testing as testing
+from quiz_testing import SAMPLE_QUESTION
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from quizapp import testing
+import quiz_testing as testing
 
 pytestmark = pytest.mark.browser
 
