@@ -9,6 +9,12 @@ is measured by ``benchmarks/bench_load.py``). The driver opens a transaction onl
 (pysqlite's default), so a write transaction holds the lock from its first INSERT to its commit and never
 has to upgrade a stale read snapshot. Any other URL (PostgreSQL through psycopg) is used unchanged.
 
+SQLite admits one writer at a time, and a writer that finds the lock taken waits in SQLite's busy handler,
+which sleeps in steps of 1, 2, 5, ... up to 100 ms and retries: the lock is often free while every waiter
+sleeps, and under many concurrent submits most of the time goes to sleeping. :func:`write_turn` queues the
+attempt writers instead (a lock per process, then ``flock`` on a file beside the database across the worker
+processes), so each starts the moment the one before it commits. Other writers keep the busy handler.
+
 Usage inside a request or app context::
 
     from quizapp.db import get_session
@@ -17,7 +23,10 @@ Usage inside a request or app context::
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from flask import Flask, current_app, g
 from sqlalchemy import create_engine, event
@@ -68,6 +77,57 @@ def _install_sqlite_pragmas(engine: Engine, busy_timeout_ms: int) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()
+
+
+try:
+    import fcntl
+except ImportError:  # no flock (Windows): threads of the one waitress process still queue on the lock
+    fcntl = None  # type: ignore[assignment]
+
+_turns_lock = threading.Lock()
+_turns: dict[str, tuple[int, threading.Lock, int | None]] = {}  # database file -> (pid, lock, lock file fd)
+
+
+def _renew_turns() -> None:
+    global _turns_lock
+    _turns_lock = threading.Lock()  # a child forked while a thread held it must not wait forever
+    _turns.clear()  # the parent's locks and file: the child makes its own (an inherited fd shares the flock)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_turns)
+
+
+def _turn_for(path: str) -> tuple[threading.Lock, int | None]:
+    pid = os.getpid()
+    with _turns_lock:
+        hit = _turns.get(path)
+        if hit is None or hit[0] != pid:
+            fd = os.open(path + "-writers", os.O_RDWR | os.O_CREAT, 0o600) if fcntl is not None else None
+            hit = _turns[path] = (pid, threading.Lock(), fd)
+        return hit[1], hit[2]
+
+
+@contextmanager
+def write_turn(session: Session) -> Iterator[None]:
+    """Hold this SQLite database's writer turn for the block (one write transaction, ending in its commit):
+    threads of a process queue on a lock, processes on ``flock`` of ``<database>-writers``. Waiting is
+    bounded by the turn holder's transaction, itself bounded by the busy timeout and the worker timeout (a
+    killed holder's flock is released by the kernel). Nothing to do for other databases."""
+    url = session.get_bind().url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        yield
+        return
+    lock, fd = _turn_for(os.path.abspath(url.database))
+    with lock:
+        if fd is None:
+            yield
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def init_app(app: Flask) -> Database:

@@ -30,6 +30,7 @@ from checkers.bank import VARIANT_MAX, params_for, solution_view
 from checkers.kinds import get_kind
 from flask import current_app, has_app_context
 
+from ..db import write_turn
 from ..errors import NotFound, ValidationError
 from .. import grading_backends
 from ..learners import ensure_learner
@@ -195,12 +196,13 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                       score=round(score, 10), max_score=max_score,
                       counted=any(v["counted"] for v in verdicts.values()), lang=lang)
     try:
-        ensure_learner(session, learner_id)
-        session.add(attempt)
-        if before_commit is not None:
-            session.flush()  # the attempt's INSERT opens the transaction a savepoint in before_commit needs
-            extra = before_commit(session, attempt, data)
-        session.commit()
+        with write_turn(session):  # SQLite: writers queue instead of sleeping in the busy handler
+            ensure_learner(session, learner_id)
+            session.add(attempt)
+            if before_commit is not None:
+                session.flush()  # the attempt's INSERT opens the transaction a savepoint in before_commit needs
+                extra = before_commit(session, attempt, data)
+            session.commit()
     except Exception:
         session.rollback()
         raise
