@@ -21,6 +21,10 @@ from quizapp.db import get_db  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+PHONE = (375, 812)
 BUDGET = 120  # every level, so whichever question is drawn first has this budget
 MINUTE = "One minute left for this question."
 UP = "Time is up for this question: an answer sent now counts as over time."
@@ -32,6 +36,18 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def _serious_axe_violations(driver) -> list[dict]:
+    assert AXE.is_file(), f"{AXE} missing: run scripts/setup (npm ci in frontend/)"
+    driver.set_script_timeout(60)
+    driver.execute_script(AXE.read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
+        ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help}))))"
+        ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e)}]));", AXE_TAGS)
+    return [v for v in result if v["impact"] in ("serious", "critical")]
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +76,7 @@ def test_countdown_announces_the_last_minute_and_the_end(mock_live):
         assert timer.get_attribute("data-remaining") == str(BUDGET)
         assert driver.find_element(By.ID, "mock-timer-status").get_attribute("aria-live") == "polite"
         assert driver.find_element(By.ID, "mock-timer-clock").get_attribute("role") == "timer"
+        assert _serious_axe_violations(driver) == []
 
         clock.now += BUDGET - 61  # the server says 61 s are left; the page counts on from there
         driver.refresh()
@@ -75,6 +92,10 @@ def test_countdown_announces_the_last_minute_and_the_end(mock_live):
                          "the time-up announcement")
         assert "mock-timer-up" in driver.find_element(By.ID, "mock-timer").get_attribute("class")
         assert driver.find_element(By.ID, "mock-timer-clock").text == "0:00"
+        driver.set_window_size(*PHONE)  # the time-up state at phone width: readable, nothing scrolls sideways
+        assert _serious_axe_violations(driver) == []
+        assert driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
 
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         assert errors == [], errors
