@@ -37,7 +37,7 @@ MAX_FREETEXT_CHARS = 20_000     # characters of a self-assessed prose answer
 #: Hard wall-clock limit per graded answer of the sandboxed kinds (symbolic, derivation), in seconds: the
 #: sandbox kills the worker past it and the answer is ``undecided`` (no attempt used).
 GRADE_TIMEOUT = 1.0
-#: Hard limit of :func:`checkers.kinds.symbolic.run_guarded` when a caller gives none (the direct
+#: Hard limit of :func:`checkers.kinds.sandboxed.run_guarded` when a caller gives none (the direct
 #: ``/api/v1/check/symbolic`` path, which has no per-part limit of its own).
 GUARDED_CHECK_TIMEOUT = 2.0
 #: Soft budget the symbolic equivalence layers give themselves, in seconds (well inside the hard limit).

@@ -61,12 +61,13 @@ from ...params import substitute, substitute_text
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
-from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind, too_complex_verdict
+from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind
 from . import keysteps as KS
 from . import shown
 from .form import same_statement
 from .form import statement as statement_form
-from ..symbolic.checker import _parser, _spec_parse_check, public_names, run_guarded, validate_common, warm_parser
+from ..sandboxed import grade_sandboxed
+from ..symbolic.checker import _parser, _spec_parse_check, public_names, validate_common, warm_parser
 
 GRID = 160
 EQ_POINTS = 4
@@ -694,16 +695,6 @@ def _same_statement(mistake: Line, line: Line, variables, deadline: float) -> bo
     return False
 
 
-def _grade_in_worker(raw: Any, spec: dict, params: dict, budget: float) -> Verdict:
-    """Parse (once) and grade a derivation within ``budget``; runs in a sandbox worker."""
-    try:
-        return grade_lines(raw, spec, params, budget=budget)
-    except AnswerParseError as err:
-        return invalid_verdict(err)
-    except (RecursionError, MemoryError) as exc:
-        return too_complex_verdict(exc)
-
-
 def _refuse(raw: Any) -> Verdict | None:
     """Refuse, in the calling process, answers that are not text or a list of text lines."""
     if isinstance(raw, str):
@@ -754,7 +745,7 @@ class DerivationChecker(Kind):
         # exact str / list objects: nothing of the caller's types travels to the worker
         raw = str.__str__(raw) if isinstance(raw, str) else [str.__str__(line) for line in raw]
         limit = timeout or GRADE_TIMEOUT
-        return run_guarded(_grade_in_worker, raw, dict(spec), dict(params), soft_budget(limit), timeout=limit)
+        return grade_sandboxed(grade_lines, raw, spec, params, soft_budget(limit), limit)
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         validate_common(spec)

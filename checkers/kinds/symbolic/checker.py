@@ -10,11 +10,9 @@ from typing import Any, Mapping
 
 from ... import budget as work
 from ... import mathparse
-from ... import sandbox
 from ...equivalence import (MODES, EquivalenceResult, check_equivalence, check_within_tolerance, evaluate,
                            precise_gap, sample_points)
 from ...limits import EQUIV_BUDGET
-from ...limits import GUARDED_CHECK_TIMEOUT
 from ...mathparse import parse_math
 from ...mathparse.symbols import canonical_name
 from ...params import PLACEHOLDER, substitute_text
@@ -22,7 +20,9 @@ from ...i18n import N_
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
-from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind, too_complex_verdict
+from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind
+from ..sandboxed import grade_sandboxed
+from ..sandboxed import run_guarded  # noqa: F401  (still importable from checkers.kinds.symbolic)
 
 _NOT_FOLLOW = ("incorrect", "not_equal")
 
@@ -272,44 +272,6 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
                    None, interp, details)
 
 
-def timeout_verdict(timeout: float, interp: Interpretation | None = None) -> Verdict:
-    return Verdict("undecided", 0.0,
-                   msg("The check did not finish within %(seconds)s s; no attempt was used. "
-                       "Try a simpler form of your answer.", seconds=f"{timeout:g}"),
-                   "timeout", interp, {"timeout": timeout})
-
-
-def error_verdict(exc: BaseException, interp: Interpretation | None = None) -> Verdict:
-    return Verdict("undecided", 0.0,
-                   msg("The checker could not process this answer; no attempt was used."),
-                   "checker_error", interp, {"error": type(exc).__name__})
-
-
-def run_guarded(fn, *args, timeout: float = GUARDED_CHECK_TIMEOUT, interp: Interpretation | None = None) -> Verdict:
-    """Run a grading function in the sandbox; time-outs and crashes become ``undecided``."""
-    try:
-        return sandbox.run(fn, *args, timeout=timeout)
-    except sandbox.TaskTimeout:
-        return timeout_verdict(timeout, interp)
-    except AnswerParseError as err:
-        return Verdict("invalid", 0.0, dict(err.texts), "parse_error", interp,
-                       {"error": err.to_dict()})
-    except SpecError:
-        raise  # a malformed part is the author's error and must be seen
-    except Exception as exc:  # sandbox failures, and sympy/mpmath errors on odd input: never a crash
-        return error_verdict(exc, interp)
-
-
-def _grade_in_worker(raw: str, spec: dict, params: dict, budget: float) -> Verdict:
-    """Parse + grade one expression; runs in a sandbox worker."""
-    try:
-        return grade_expression(raw, spec, params, budget=budget)
-    except AnswerParseError as err:
-        return invalid_verdict(err)
-    except (RecursionError, MemoryError) as exc:
-        return too_complex_verdict(exc)
-
-
 def public_names(part: Mapping[str, Any]) -> dict[str, Any]:
     """Input hints only: the names a learner may use, never the expected expression."""
     spec = part.get("variables")
@@ -345,7 +307,7 @@ class SymbolicChecker(Kind):
         # The layers stop themselves well before the hard limit, so a slow-but-finishing check still
         # returns its own reasoned verdict instead of a bare time-out.
         budget = max(0.05, min(0.6 * limit, EQUIV_BUDGET))
-        return run_guarded(_grade_in_worker, str.__str__(raw), dict(spec), dict(params), budget, timeout=limit)
+        return grade_sandboxed(grade_expression, str.__str__(raw), spec, params, budget, limit)
 
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         validate_common(spec)
