@@ -27,7 +27,7 @@ BACKENDS = ("sqlite", "postgresql")
 
 
 def pytest_addoption(parser):
-    parser.addoption("--db", choices=("sqlite", "postgresql", "both"), default="sqlite",
+    parser.addoption("--db", choices=("sqlite", "postgresql", "both"), default="both",
                      help="database(s) the database folders' tests run on (default: both; PostgreSQL is a "
                           "throwaway cluster, scripts/install-postgres installs the server)")
 
