@@ -14,7 +14,9 @@ from ...equivalence import (MODES, EquivalenceResult, check_equivalence, check_w
                            precise_gap, sample_points)
 from ...limits import EQUIV_BUDGET
 from ...mathparse import parse_math
+from ...mathparse.spoken import speak_mathml  # the solution's formula, read aloud
 from ...mathparse.symbols import canonical_name
+from ...mathparse.typed import typed_forms
 from ...params import PLACEHOLDER, substitute_text
 from ...i18n import N_
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
@@ -65,8 +67,6 @@ def interpretation(parsed, spec: Mapping[str, Any] | None = None) -> Interpretat
     """What "interpreted as" shows: the answer as typed, implicit products written out
     (:mod:`checkers.mathparse.typed`), when the part's names are known; else sympy's canonical form."""
     if spec is not None and getattr(parsed, "source", ""):
-        from checkers.mathparse.typed import typed_forms
-
         try:
             text, latex, mathml = typed_forms(parsed.source, spec.get("variables") or {},
                                               spec.get("functions") or {}, allow_relation=parsed.relation)
@@ -333,8 +333,6 @@ class SymbolicChecker(Kind):
 
     def expected(self, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         p = parse_spec_expr(str(spec["expected"]), spec, params)
-        from checkers.mathparse.spoken import speak_mathml  # the solution's formula, read aloud
-
         return {"text": p.text, "latex": p.latex, "mathml": p.mathml, "spoken": speak_mathml(p.mathml)}
 
     def grade(self, parsed, spec: Mapping[str, Any], params: Mapping[str, Any], *,
