@@ -44,7 +44,8 @@ SCHEMAS: dict[str, Any] = {
         "solution_reason": {"type": ["string", "null"], "enum": ["correct", "tries", "requested", None]},
         "solution_requested": {"type": "boolean"},
         "hints_shown": {"type": "object", "additionalProperties": {"type": "integer"},
-                        "description": "part id -> hints shown on it"}}},
+                        "description": "part id -> hints shown on it, on every variant, since the last "
+                                       "reveal (docs/practice.md); on a revealed variant, its own count"}}},
     "PracticeView": {"type": "object", "properties": {
         "question_id": {"type": "string"}, "variant": {"type": "integer"},
         "practice": _ref("PracticeState"),

@@ -16,7 +16,13 @@ the same question) does not give fresh tries, or the last-try gate could be dodg
 variant before each third wrong answer. The count runs from the learner's last *reveal* on the question
 (a correct answer, the last try, or "show solution", on any variant): a variant started after a reveal
 starts a fresh count. A variant whose solution was revealed stays revealed; attempts on it after that
-count for it alone, not for the running count of the others. Hints stay per variant (:mod:`.credit`).
+count for it alone, not for the running count of the others.
+
+Hints shown are counted by the same rule, per (learner, question, part) since the last reveal: a hint read
+on one variant lowers the credit (:mod:`.credit`) of the next correct answer on any variant, and the hint
+ladder goes on from where it was, with the texts of the variant now shown. Otherwise a learner could read
+every hint on one variant and answer another at full credit. A revealed variant keeps the hints counted
+when it was revealed, plus those shown on it afterwards (which do not count for the others).
 
 Until then an attempt's response, a stored attempt read back and a shared attempt carry no ``solution``.
 """
@@ -34,6 +40,10 @@ from checkers.kinds import get_kind
 from ..models import Attempt, PracticeEvent
 
 CORRECT, TRIES, REQUESTED = "correct", "tries", "requested"
+
+# The ``order`` of a timeline item: what it is, and which goes first when two share an instant (a hint is
+# read before the answer it helped; an attempt goes before a request for the solution).
+HINT, ATTEMPT, REQUEST = -1, 0, 1
 
 
 def tries_allowed(data: Mapping[str, Any]) -> int:
@@ -92,49 +102,78 @@ class PracticeState:
 
 
 def _timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
-    """The learner's counted attempts and solution requests on the question, oldest first:
-    ``(created_at, order, variant, verdicts, counted)`` (order puts an attempt before a request made in
-    the same instant)."""
+    """The learner's counted attempts, hints shown and solution requests on the question, oldest first:
+    ``(created_at, order, variant, verdicts, counted)`` for an attempt (order :data:`ATTEMPT`),
+    ``(created_at, HINT, variant, part_id, None)`` for a hint and ``(created_at, REQUEST, variant, None,
+    None)`` for "show solution"."""
     attempts = session.execute(select(Attempt.created_at, Attempt.variant, Attempt.verdicts, Attempt.counted)
                                .where(Attempt.learner_id == learner_id,
                                       Attempt.question_id == question_id)).all()
-    requests = session.execute(select(PracticeEvent.created_at, PracticeEvent.variant).where(
+    events = session.execute(select(PracticeEvent.created_at, PracticeEvent.kind, PracticeEvent.variant,
+                                    PracticeEvent.part_id).where(
         PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
-        PracticeEvent.kind == "solution")).all()
-    items = [(at, 0, v, verdicts or {}, counted) for at, v, verdicts, counted in attempts]
-    items += [(at, 1, v, None, None) for at, v in requests]
+        PracticeEvent.kind.in_(("solution", "hint")))).all()
+    items = [(at, ATTEMPT, v, verdicts or {}, counted) for at, v, verdicts, counted in attempts]
+    items += [(at, REQUEST, v, None, None) if kind == "solution" else (at, HINT, v, part_id, None)
+              for at, kind, v, part_id in events]
     items.sort(key=lambda it: (it[0], it[1]))
     return items
 
 
-def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, dict[str, Any]]]:
-    """Walk a timeline (:func:`_timeline`) by the rule of the module docstring: ``(running, revealed)``,
-    the tries used since the last reveal, and per revealed variant its ``tries_used``, ``solved`` and
-    ``requested``. Linear in the number of items."""
+@dataclass
+class Replay:
+    """A walked timeline: ``running`` tries and ``hints`` (per part) since the last reveal, and per revealed
+    variant its ``tries_used``, ``solved`` and ``requested`` (``revealed``) and its hints
+    (``revealed_hints``)."""
+
+    running: int = 0
+    hints: dict[str, int] = field(default_factory=dict)
+    revealed: dict[int, dict[str, Any]] = field(default_factory=dict)
+    revealed_hints: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    def reveal(self, variant: int, record: dict[str, Any]) -> None:
+        """The variant's solution is shown: it keeps the running counts, the others start afresh."""
+        self.revealed[variant] = record
+        self.revealed_hints[variant] = self.hints
+        self.running, self.hints = 0, {}
+
+
+def walk(items: list[tuple], data: Mapping[str, Any]) -> Replay:
+    """Walk a timeline (:func:`_timeline`) by the rule of the module docstring. Linear in the number of
+    items."""
     allowed, graded = tries_allowed(data), bool(_graded_ids(data))
-    running = 0
-    revealed: dict[int, dict[str, Any]] = {}
-    for _at, order, variant, verdicts, counted in items:
-        seen = revealed.get(variant)
-        if order == 1:  # "show solution"
+    out = Replay()
+    for _at, order, variant, payload, counted in items:
+        seen = out.revealed.get(variant)
+        if order == HINT:
+            if payload:  # a hint on a revealed variant counts for it alone, like an attempt on it
+                shown = out.revealed_hints[variant] if seen is not None else out.hints
+                shown[payload] = shown.get(payload, 0) + 1
+            continue
+        if order == REQUEST:  # "show solution"
             if seen is None:
-                revealed[variant] = {"tries_used": running, "solved": False, "requested": True}
-                running = 0
+                out.reveal(variant, {"tries_used": out.running, "solved": False, "requested": True})
             else:
                 seen["requested"] = True
             continue
         if not counted and graded:
             continue
-        correct = is_correct(verdicts, data)
+        correct = is_correct(payload, data)
         if seen is not None:  # practising a variant already revealed: its own count only
             seen["tries_used"] += 1
             seen["solved"] = seen["solved"] or correct
             continue
-        running += 1
-        if correct or running >= allowed:
-            revealed[variant] = {"tries_used": running, "solved": correct, "requested": False}
-            running = 0
-    return running, revealed
+        out.running += 1
+        if correct or out.running >= allowed:
+            out.reveal(variant, {"tries_used": out.running, "solved": correct, "requested": False})
+    return out
+
+
+def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, dict[str, Any]]]:
+    """The tries of :func:`walk`: ``(running, revealed)``, the tries used since the last reveal, and per
+    revealed variant its ``tries_used``, ``solved`` and ``requested``."""
+    walked = walk(items, data)
+    return walked.running, walked.revealed
 
 
 def timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
@@ -144,34 +183,28 @@ def timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]
 
 def attempt_item(attempt: Attempt) -> tuple:
     """A stored attempt as an item of a timeline."""
-    return (attempt.created_at, 0, attempt.variant, attempt.verdicts or {}, attempt.counted)
+    return (attempt.created_at, ATTEMPT, attempt.variant, attempt.verdicts or {}, attempt.counted)
 
 
 def state(session: Session, learner_id: str | None, question_id: str, variant: int,
           data: Mapping[str, Any], *, items: list[tuple] | None = None,
           hints: Mapping[str, int] | None = None) -> PracticeState:
     """The learner's state on ``variant`` of ``question_id`` (``data``: the question dict shown): tries
-    counted per question since the last reveal (module docstring), hints per variant. ``items`` (the
-    timeline) and ``hints`` (per part) are read from the database unless the caller already has them:
-    an attempt's response replays the timeline read before it was stored, plus the attempt."""
+    counted per question since the last reveal, and hints shown the same way (module docstring).
+    ``items`` (the timeline, hints included) is read from the database unless the caller already has it,
+    and ``hints`` (per part) is taken from it unless given: an attempt's response replays the timeline read
+    before it was stored, plus the attempt (which shows no hint)."""
     out = PracticeState(tries_allowed=tries_allowed(data))
     if not learner_id:
         return out
-    running, revealed = replay(items if items is not None else _timeline(session, learner_id, question_id), data)
-    mine = revealed.get(variant)
+    walked = walk(items if items is not None else _timeline(session, learner_id, question_id), data)
+    mine = walked.revealed.get(variant)
     if mine is None:
-        out.tries_used = running
+        out.tries_used, shown = walked.running, walked.hints
     else:
         out.tries_used, out.solved, out.requested = mine["tries_used"], mine["solved"], mine["requested"]
-    if hints is not None:
-        out.hints = dict(hints)
-        return out
-    events = session.execute(select(PracticeEvent.part_id).where(
-        PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
-        PracticeEvent.variant == variant, PracticeEvent.kind == "hint")).all()
-    for (part_id,) in events:
-        if part_id:
-            out.hints[part_id] = out.hints.get(part_id, 0) + 1
+        shown = walked.revealed_hints[variant]
+    out.hints = dict(hints if hints is not None else shown)
     return out
 
 
