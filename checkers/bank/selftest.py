@@ -204,17 +204,17 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
     if not ex.correct:
         fail(pid, seed, "no-correct-example", "the checker produced no correct example")
 
-    def graded(raw: Any, example: str):
+    def graded(raw: Any, ident: dict[str, Any]):
         count()
         try:
             return grading.grade(raw, part, params, timeout=SELFTEST_TIMEOUT)
         except Exception as exc:
             fail(pid, seed, "grading-raised", f"grading {_short(raw)} raised {type(exc).__name__}: {exc}",
-                 error=type(exc).__name__, example=example)
+                 error=type(exc).__name__, **ident)
             return None
 
     for i, raw in enumerate(ex.correct):
-        v = graded(raw, f"correct[{i}]")
+        v = graded(raw, {"example": f"correct[{i}]"})
         if v is not None and v.status != "correct":
             fail(pid, seed, "correct-graded-wrong", f"correct answer {_short(raw)} graded {_describe(v)}",
                  "correct-example", expected=f"correct (expected value {want})",
@@ -222,7 +222,9 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
                  graded=v.status, graded_note=v.note)
     seen_notes: set[str] = set()
     for i, (raw, note) in enumerate(ex.incorrect):
-        v = graded(raw, f"incorrect[{i}]")
+        # a known mistake is itself by its note (the examples before it may differ by variant); others by place
+        ident = {"note": note} if note is not None else {"example": f"incorrect[{i}]"}
+        v = graded(raw, ident)
         if v is None:
             continue
         if v.status != "incorrect":
@@ -230,8 +232,7 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
             extra = " (it equals the correct answer in this variant)" if v.status == "correct" else ""
             fail(pid, seed, "incorrect-graded-wrong", f"{what} {_short(raw)} graded {_describe(v)}{extra}",
                  "known-mistake", expected=f"incorrect (expected value {want})",
-                 computed=f"{_short(raw)} graded {_describe(v)}", example=f"incorrect[{i}]", note=note,
-                 graded=v.status, graded_note=v.note)
+                 computed=f"{_short(raw)} graded {_describe(v)}", graded=v.status, graded_note=v.note, **ident)
             continue
         if note is not None:
             seen_notes.add(note)
@@ -249,7 +250,7 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
                  f"known mistake {mistake['note']!r} is not exercised by the checker's examples",
                  note=mistake["note"])
     for i, raw in enumerate(ex.invalid):
-        v = graded(raw, f"invalid[{i}]")
+        v = graded(raw, {"example": f"invalid[{i}]"})
         if v is not None and v.status != "invalid":
             fail(pid, seed, "invalid-graded-wrong", f"invalid sample {_short(raw)} graded {_describe(v)}",
                  "invalid-sample", expected="invalid", computed=f"{_short(raw)} graded {_describe(v)}",
