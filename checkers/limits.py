@@ -33,6 +33,11 @@ MAX_GRADED_ARRAY_ELEMENTS = 65536  # numbers of an array answer that are compare
 MAX_GRADED_ARRAY_DEPTH = 6      # nesting of an array answer that is compared
 MAX_FREETEXT_CHARS = 20_000     # characters of a self-assessed prose answer
 
+# --- rendering a formula ----------------------------------------------------------------------------------
+#: Nesting of a formula's presentation tree read out as words (:mod:`checkers.mathparse.spoken`); deeper
+#: markup is read as its plain characters, so no formula can recurse the reader without bound.
+MAX_SPOKEN_DEPTH = 64
+
 # --- time -------------------------------------------------------------------------------------------------
 #: Hard wall-clock limit per graded answer of the sandboxed kinds (symbolic, derivation), in seconds: the
 #: sandbox kills the worker past it and the answer is ``undecided`` (no attempt used).

@@ -21,7 +21,7 @@ its own word order; :func:`speak_mathml` returns the text in every language at o
 
 Work is linear in the size of the markup: the callers bound it (a maths span of authored text is at
 most ``quizapp.rendering.MAX_MATH_CHARS``, a learner's expression the parser's size limit); nesting
-deeper than :data:`MAX_DEPTH` is read as its plain characters.
+deeper than :data:`checkers.limits.MAX_SPOKEN_DEPTH` is read as its plain characters.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from typing import Any, Sequence
 
 from ..i18n import N_, Message, msg
 from ..languages import LANGS
+from ..limits import MAX_SPOKEN_DEPTH
 
-MAX_DEPTH = 64
 _NS = re.compile(r"^\{[^}]*\}")
 
 _GREEK = {chr(c): name for c, name in (
@@ -134,7 +134,7 @@ def _words(items: list[ET.Element]) -> list[ET.Element]:
 
 class _Speaker:
     def node(self, el: ET.Element, depth: int = 0) -> Message:
-        if depth > MAX_DEPTH:
+        if depth > MAX_SPOKEN_DEPTH:
             return _same(_text(el))
         tag, kids = _tag(el), _kids(el)
         d = depth + 1

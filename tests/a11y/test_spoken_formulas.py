@@ -8,7 +8,8 @@ import latex2mathml.converter
 import pytest
 
 from checkers import grading
-from checkers.mathparse.spoken import MAX_DEPTH, speak_mathml
+from checkers.limits import MAX_SPOKEN_DEPTH
+from checkers.mathparse.spoken import speak_mathml
 from checkers.mathparse.typed import typed_forms
 from quizapp.rendering import render_inline, render_markdown
 
@@ -57,7 +58,7 @@ def test_authored_latex_reads_well(latex, spoken):
 def test_bad_or_deep_markup_never_raises():
     assert speak_mathml("<mrow><mi>x</mi>")["en"] == "x"  # not well formed: its characters
     assert speak_mathml(None) == {"en": "", "zh": ""}
-    deep = "<mrow>" * (MAX_DEPTH * 3) + "<mi>x</mi>" + "</mrow>" * (MAX_DEPTH * 3)
+    deep = "<mrow>" * (MAX_SPOKEN_DEPTH * 3) + "<mi>x</mi>" + "</mrow>" * (MAX_SPOKEN_DEPTH * 3)
     assert speak_mathml(deep)["en"] == "x"
 
 
