@@ -179,15 +179,19 @@ def agg_loss_t(loss_mat: torch.Tensor, mask: torch.Tensor, mode: str, dp_size: i
 
 # --- registered functions -------------------------------------------------------------------------
 
+#: The inputs and the example every masked.* statistic shares: two rows, partly masked.
+_VALUES = Param("values", "tensor", shape="(...)")
+_MASK = Param("mask", "tensor", shape="same as values")
+_EXAMPLE = {"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}
 _CONV = Param("convention", "choice", "verl", choices=CONVENTIONS,
               doc="verl: Σm+1e-8 denominator; trl/openrlhf: Σm (see docstring)")
 
 
 @register("masked.mean",
-          params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
+          params=[_VALUES, _MASK,
                   Param("axis", "int", None, doc="reduce this axis; None: all elements"), _CONV],
           outputs=["mean"],
-          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}])
+          examples=[dict(_EXAMPLE)])
 def masked_mean(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, axis: int | None,
                 convention: str) -> dict[str, torch.Tensor]:
     """Masked mean.
@@ -200,10 +204,10 @@ def masked_mean(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, ax
 
 
 @register("masked.sum",
-          params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
+          params=[_VALUES, _MASK,
                   Param("axis", "int", None, doc="reduce this axis; None: all elements")],
           outputs=["sum"],
-          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]], "axis": 1}])
+          examples=[dict(_EXAMPLE, axis=1)])
 def masked_sum(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor,
                axis: int | None) -> dict[str, torch.Tensor]:
     """Masked sum = Σ where(m, x, 0) (verl ``masked_sum``): nan/inf at masked positions are ignored."""
@@ -211,10 +215,10 @@ def masked_sum(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor,
 
 
 @register("masked.var",
-          params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
+          params=[_VALUES, _MASK,
                   Param("unbiased", "bool", True), _CONV],
           outputs=["var"],
-          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}])
+          examples=[dict(_EXAMPLE)])
 def masked_var(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, unbiased: bool,
                convention: str) -> dict[str, torch.Tensor]:
     """Masked variance over all elements (verl / TRL ``masked_var``).
@@ -227,10 +231,10 @@ def masked_var(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, unb
 
 
 @register("masked.whiten",
-          params=[Param("values", "tensor", shape="(...)"), Param("mask", "tensor", shape="same as values"),
+          params=[_VALUES, _MASK,
                   Param("shift_mean", "bool", True), _CONV],
           outputs=["whitened"],
-          examples=[{"values": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "mask": [[1, 1, 0], [1, 0, 0]]}])
+          examples=[dict(_EXAMPLE)])
 def masked_whiten(ctx: TensorContext, values: torch.Tensor, mask: torch.Tensor, shift_mean: bool,
                   convention: str) -> dict[str, torch.Tensor]:
     """Whitening with masked statistics.
