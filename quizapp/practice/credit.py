@@ -6,6 +6,9 @@ correct answer, never below :data:`CREDIT_FLOOR`::
     credit(n) = max(CREDIT_FLOOR, 1 - HINT_COST * n)      (n = hints shown on the part)
     part score = verdict score * credit(n) * weight
 
+``n`` counts the hints shown on the part on every variant of the question since the learner's last reveal
+(:mod:`.policy`), so reading hints on one variant and answering another does not escape the cost.
+
 Only counted parts are affected (an invalid or unchecked part earns nothing anyway). The verdict keeps the
 checker's own score as ``raw_score`` and records ``hints_used`` and ``credit``, so that the attempt can be
 re-displayed and the review scheduler can tell a hint-assisted full answer (rated Hard) from an unaided one.

@@ -24,7 +24,8 @@ ladder goes on from where it was, with the texts of the variant now shown. Other
 every hint on one variant and answer another at full credit. A revealed variant keeps the hints counted
 when it was revealed, plus those shown on it afterwards (which do not count for the others).
 
-Until then an attempt's response, a stored attempt read back and a shared attempt carry no ``solution``.
+Until the solution may be shown, an attempt's response, a stored attempt read back and a shared attempt
+carry no ``solution``.
 """
 
 from __future__ import annotations
