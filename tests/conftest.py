@@ -9,6 +9,7 @@ session (per xdist worker), ``tests/support/pg_cluster.py``, with a fresh databa
 on SQLite itself carries ``@pytest.mark.sqlite_only(reason=...)``.
 """
 
+import re
 import sys
 from pathlib import Path
 
@@ -57,6 +58,21 @@ def pytest_generate_tests(metafunc):
     if metafunc.definition.get_closest_marker("sqlite_only") is not None:
         backends = ("sqlite",)
     metafunc.parametrize("db_url", backends, indirect=True)
+
+
+# Text that differs in every process: a random UUID (32 hex digits, either case, or the dashed form).
+_RANDOM_ID = re.compile(r"[0-9a-fA-F]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """Test ids the same in every process: xdist workers (scripts/test runs two) refuse to start unless they
+    collect identical ids, and a bare ``object()`` sentinel (shown by its address) or a random UUID drawn at
+    import would differ. They are named by their kind instead; other values keep pytest's own ids."""
+    if type(val) is object:
+        return f"{argname}-sentinel"
+    if isinstance(val, str) and _RANDOM_ID.fullmatch(val):
+        return "uuid-dashed" if "-" in val else ("hex-upper" if val.isupper() else "hex-lower")
+    return None
 
 
 @pytest.fixture(scope="session")
