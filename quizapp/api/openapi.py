@@ -56,10 +56,11 @@ def breaks_rule(rules: list[dict[str, str]], status: int, body: Any) -> bool:
         (rule["field"] + "[", rule["field"] + "."))) for rule in rules)
 
 
-#: Variables' assumptions must be satisfiable together (positive and negative cannot both hold): sympy
-#: decides, and the error names the expression field that declared them.
-_ASSUMPTION_RULES = [(name, "invalid_field", "the variables' assumptions contradict each other")
-                     for name in ("expected", "answer", "start", "goal", "steps")]
+def _assumption_rules(*fields: str) -> list[tuple[str, str, str]]:
+    """Variables' assumptions must be satisfiable together (positive and negative cannot both hold, nor
+    nonnegative, nonpositive and nonzero): sympy decides when an expression is read, and the error names
+    that expression's field."""
+    return [(name, "invalid_field", "the variables' assumptions contradict each other") for name in fields]
 
 
 #: An empty query value (``?lang=``, as an HTML form sends an unset field) is the same as leaving it out.
@@ -281,14 +282,14 @@ PATHS: dict[str, Any] = {
         "summary": "Is an expression equivalent to the expected one?", "operationId": "checkSymbolic",
         "parameters": [LANG], "requestBody": _body(_ref("SymbolicCheckRequest")),
         "x-422-rules": _rules(("constants", "invalid_field", "each constant names a declared variable"),
-                              *_ASSUMPTION_RULES),
+                              *_assumption_rules("expected", "answer")),
         "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
     "/api/v1/check/derivation": {"post": {
         "summary": "Does every step follow from the previous one, from start to goal?",
         "operationId": "checkDerivation", "parameters": [LANG],
         "requestBody": _body(_ref("DerivationCheckRequest")),
         "x-422-rules": _rules(("milestones", "invalid_field", "each milestone is a maths expression in the "
-                               "declared variables"), *_ASSUMPTION_RULES),
+                               "declared variables"), *_assumption_rules("start", "goal", "steps")),
         "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
     "/api/v1/check/code": {"post": {
         "summary": "Run an implementation of an engine function on the code kind's hidden cases",
