@@ -109,24 +109,19 @@ def test_a_failing_review_card_keeps_the_attempt(app, client, monkeypatch):
         session.close()
 
 
-def test_a_submit_reads_the_learners_history_once(app, client):
-    from sqlalchemy import event
+def test_a_submit_reads_the_learners_history_once(app, client, monkeypatch):
+    from quizapp.practice import policy
 
-    from quizapp.db import get_db
-
-    engine = get_db(app).engine
     assert _submit(client, 1).status_code == 201  # an earlier attempt: the history is not empty
-    timelines = []
+    reads = []
+    original = policy._timeline
 
-    def on_execute(_conn, _cursor, statement, _params, _context, _many):
-        if "FROM practice_events" in statement and "practice_events.kind = ?" in statement:
-            timelines.append(statement)
+    def counted(*args, **kwargs):
+        reads.append(args[1:])
+        return original(*args, **kwargs)
 
-    event.listen(engine, "before_cursor_execute", on_execute)
-    try:
-        r = _submit(client, 1)
-    finally:
-        event.remove(engine, "before_cursor_execute", on_execute)
+    monkeypatch.setattr(policy, "_timeline", counted)
+    r = _submit(client, 1)
     assert r.status_code == 201
     assert r.get_json()["practice"]["tries_used"] == 2  # the second try on the question, counted once
-    assert len(timelines) == 2, timelines  # solution requests once (timeline), hints once: no second pass
+    assert len(reads) == 1, reads  # the response's state replays the history read before storing

@@ -5,6 +5,8 @@ import fcntl
 import os
 import threading
 
+import pytest
+
 from quizapp.db import get_db, write_turn
 
 
@@ -22,6 +24,7 @@ def _other_process_can_lock(path: str) -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
+@pytest.mark.sqlite_only(reason="writer turns exist for SQLite's single writer; elsewhere they pass through")
 def test_a_turn_excludes_other_processes_and_threads(app):
     db = get_db(app)
     path = os.path.abspath(db.engine.url.database) + "-writers"
