@@ -157,3 +157,9 @@ def test_the_query_lang_is_checked_even_when_the_body_names_one(client):
     resp = client.post("/api/v1/check/symbolic?lang=", json={"expected": "x", "answer": "x", "lang": "zh",
                                                              "variables": {"x": {}}})
     assert resp.status_code == 200  # an empty query value is no value: the body's language applies
+
+
+def test_search_refuses_a_language_it_does_not_speak(client):
+    assert _envelope(client.get("/api/v1/search?lang=xx"), 422)["field"] == "lang"
+    assert client.get("/api/v1/search?lang=").status_code == 200  # empty: the default, as documented
+    assert client.get("/api/v1/search?lang=zh").status_code == 200
