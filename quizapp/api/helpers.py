@@ -13,6 +13,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from ..i18n import N_, Message, note_body_lang
 from ..services.answers import norm_lang, type_name
+from ..unicode_text import encodable
 
 _MISSING = object()
 
@@ -66,23 +67,15 @@ def _refuse_unpaired_surrogates(data: Any) -> None:
         if isinstance(value, dict):
             for key, item in value.items():
                 where = f"{path}.{key}" if path else str(key)
-                if not _encodable(key):
+                if not encodable(key):
                     raise ValidationError(Message(N_("%(field)s is not valid Unicode (unpaired surrogate)"),
                                                   field=repr(key)), path or None)
                 stack.append((item, where))
         elif isinstance(value, list):
             stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
-        elif isinstance(value, str) and not _encodable(value):
+        elif isinstance(value, str) and not encodable(value):
             raise ValidationError(Message(N_("%(field)s is not valid Unicode (unpaired surrogate)"),
                                           field=path or "body"), path or None)
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _too_large() -> Message:

@@ -14,6 +14,7 @@ from checkers.memo import Memo
 from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS, VIEW_CACHE_SIZE
 from quizapp.headers import set_security_headers
 from quizapp.rendering import render_inline, render_markdown
+from quizapp.unicode_text import encodable
 
 from ..kind_assets import kind_scripts
 from . import bp, data
@@ -206,7 +207,7 @@ def render():
     out = []
     for i, item in enumerate(items):
         text = item if isinstance(item, str) else ("" if item is None else str(item))
-        if not _encodable(text):
+        if not encodable(text):
             message = gettext("items must be valid Unicode text")
             return jsonify({"error": {"code": "invalid_field", "message": message, "field": f"items[{i}]"}}), 422
         total += len(text)
@@ -215,15 +216,6 @@ def render():
             return jsonify({"error": {"code": "payload_too_large", "message": message, "field": "items"}}), 413
         out.append(str(render_markdown(text)))
     return jsonify({"html": out})
-
-
-def _encodable(text: str) -> bool:
-    """Text the sanitiser can encode: no unpaired surrogate (valid JSON may carry one as \\ud800)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 # --------------------------------------------------------------------------- errors

@@ -95,3 +95,13 @@ def test_the_author_preview_shows_the_learners_rendering(web_app):
     assert (preview["title_html"], preview["prompt_html"]) == (page["title_html"], page["prompt_html"])
     assert [p["prompt_html"] for p in preview["parts"]] == [p["prompt_html"] for p in page["parts"]]
     assert preview["parts"][1]["options"] == page["parts"][1]["options"] and preview["parts"][0]["options"] == []
+
+
+def test_one_unicode_check_guards_api_bodies_and_the_renderer(web_client):
+    from quizapp import unicode_text
+    from quizapp.api import helpers
+
+    assert helpers.encodable is web_views.encodable is unicode_text.encodable
+    assert unicode_text.encodable("KL \u2265 0") and not unicode_text.encodable("half \ud800 pair")
+    r = web_client.post("/render", data='{"items": ["fine", "bad \\ud800"]}', content_type="application/json")
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == "items[1]"
