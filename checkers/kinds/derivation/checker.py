@@ -57,6 +57,7 @@ from ...limits import MISTAKE_RESERVE
 from ...equivalence import (BudgetExceeded, check_equivalence, evaluate, interrupt_at, sample_points,
                            symbol_domain)
 from ...i18n import empty
+from ...mathparse import parse_math
 from ...params import substitute, substitute_text
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
@@ -67,7 +68,7 @@ from . import shown
 from .form import same_statement
 from .form import statement as statement_form
 from ..sandboxed import grade_sandboxed
-from ..symbolic.checker import _parser, _spec_parse_check, public_names, validate_common, warm_parser
+from ..maths_spec import public_names, spec_parse_check, validate_common, warm_parser
 
 GRID = 160
 EQ_POINTS = 4
@@ -97,15 +98,14 @@ class StepResult:
 # parsing
 
 def _parse_line(text: str, index: int, spec: Mapping[str, Any]) -> Line:
-    mp = _parser()
     variables, functions = spec.get("variables") or {}, spec.get("functions") or {}
     stripped = text.lstrip()
     offset = len(text) - len(stripped)
     try:
         if stripped.startswith("=") and not stripped.startswith("=="):
-            p = mp.parse_math(stripped[1:], variables, functions)
+            p = parse_math(stripped[1:], variables, functions)
             return Line(index, text, "cont", expr=p.expr, parsed=p)
-        p = mp.parse_math(text, variables, functions, allow_relation=True)
+        p = parse_math(text, variables, functions, allow_relation=True)
     except AnswerParseError as err:
         col = None if err.column is None else err.column + (offset + 1 if stripped.startswith("=") else 0)
         raise AnswerParseError("Line %(line)s: %(message)s", col, field=f"answer[{index}]", line=index + 1,
@@ -143,8 +143,7 @@ def parse_lines(raw: Any, spec: Mapping[str, Any]) -> list[Line]:
 
 def _parse_statement(text: str, spec, params) -> tuple[str, Any, Any]:
     """Authored start/goal: ("expr", e, None) or ("eq", lhs, rhs)."""
-    mp = _parser()
-    p = mp.parse_math(substitute_text(text, params), spec.get("variables") or {}, spec.get("functions") or {},
+    p = parse_math(substitute_text(text, params), spec.get("variables") or {}, spec.get("functions") or {},
                       allow_relation=True)
     if p.relation:
         return "eq", p.lhs, p.rhs
@@ -750,7 +749,7 @@ class DerivationChecker(Kind):
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
         validate_common(spec)
         for key in ("start", "goal"):
-            _spec_parse_check(spec.get(key), spec, key, allow_relation=True)
+            spec_parse_check(spec.get(key), spec, key, allow_relation=True)
         ref = spec.get("reference")
         if ref is not None and (not isinstance(ref, list) or not all(isinstance(x, str) for x in ref)):
             raise SpecError("reference: must be a list of lines")

@@ -17,50 +17,17 @@ from ...mathparse import parse_math
 from ...mathparse.spoken import speak_mathml  # the solution's formula, read aloud
 from ...mathparse.symbols import canonical_name
 from ...mathparse.typed import typed_forms
-from ...params import PLACEHOLDER, substitute_text
+from ...params import substitute_text
 from ...i18n import N_
 from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind
+from ..maths_spec import parse_spec_expr, public_names, spec_parse_check, validate_common, warm_parser
 from ..sandboxed import grade_sandboxed
 from ..sandboxed import run_guarded  # noqa: F401  (still importable from checkers.kinds.symbolic)
 
 _NOT_FOLLOW = ("incorrect", "not_equal")
-
-
-def _parser():
-    return mathparse
-
-
-_WARM = False
-
-
-def warm_parser() -> None:
-    """Pay sympy's one-off lazy initialisation outside the parser's per-answer CPU budget.
-
-    The first expression a process builds costs ~30 ms of extra CPU (close to the parser's 50 ms
-    budget), so on a busy machine the first symbolic part validated could be rejected as "too complex".
-    """
-    global _WARM
-    if _WARM:
-        return
-    _WARM = True
-    for text in ("exp(x) - x - 1", "ln(x)^2/2 + sqrt(x)", "sigma(x)*(1 - x)"):
-        try:
-            parse_math(text, {"x": {"real": True}})
-        except Exception:
-            pass
-
-
-def parse_spec_expr(text: str, spec: Mapping[str, Any], params: Mapping[str, Any] | None = None,
-                    allow_relation: bool = False):
-    """Parse authored maths (expected answers, mistakes) after placeholder substitution."""
-    mp = _parser()
-    if params is not None:
-        text = substitute_text(text, params)
-    return mp.parse_math(text, spec.get("variables") or {}, spec.get("functions") or {},
-                         allow_relation=allow_relation)
 
 
 def interpretation(parsed, spec: Mapping[str, Any] | None = None) -> Interpretation:
@@ -74,31 +41,6 @@ def interpretation(parsed, spec: Mapping[str, Any] | None = None) -> Interpretat
         except (AnswerParseError, ValueError, RecursionError):  # read once already; canonical form as fallback
             pass
     return Interpretation(text=str(parsed.text), latex=parsed.latex or "", mathml=parsed.mathml or "")
-
-
-def validate_common(spec: Mapping[str, Any]) -> None:
-    variables = spec.get("variables") or {}
-    if not isinstance(variables, Mapping):
-        raise SpecError("variables: must be a mapping {name: assumptions}")
-    for name, a in variables.items():
-        if a is not None and not isinstance(a, Mapping):
-            raise SpecError(f"variables.{name}: assumptions must be a mapping")
-    functions = spec.get("functions") or {}
-    if not isinstance(functions, Mapping):
-        raise SpecError("functions: must be a mapping {name: {args, expr}}")
-
-
-def _spec_parse_check(text: Any, spec: Mapping[str, Any], where: str, allow_relation: bool = False) -> None:
-    if not isinstance(text, str) or not text.strip():
-        raise SpecError(f"{where}: must be a non-empty maths string")
-    if PLACEHOLDER.search(text):
-        return  # checked per variant by the bank's self-test
-    try:
-        parse_spec_expr(text, spec, None, allow_relation)
-    except AnswerParseError as exc:
-        raise SpecError(f"{where}: {exc.message}") from None
-    except ImportError:  # pragma: no cover - parser not installed yet
-        pass
 
 
 #: How close (relative) a decimal answer must come to the exact value to be called an approximation
@@ -115,7 +57,7 @@ def constants_of(spec: Mapping[str, Any]) -> tuple[str, ...]:
     if not isinstance(raw, (list, tuple)) or not all(isinstance(n, str) for n in raw):
         raise SpecError("constants: must be a list of variable names")
     variables = spec.get("variables") or {}
-    canon = _parser().variable_specs(variables)
+    canon = mathparse.variable_specs(variables)
     out = []
     for n in raw:
         name = n if n in canon else None
@@ -198,10 +140,9 @@ def _slip_hint(e, a, variables) -> tuple[str, dict[str, str]] | None:
 def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[str, Any],
                      budget: float = EQUIV_BUDGET) -> Verdict:
     """Parse + compare; runs wherever it is called (the sandbox calls it in a worker)."""
-    mp = _parser()
     variables = spec.get("variables") or {}
     try:
-        parsed = mp.parse_math(answer_text, variables, spec.get("functions") or {})
+        parsed = parse_math(answer_text, variables, spec.get("functions") or {})
     except AnswerParseError as err:
         return Verdict("invalid", 0.0, dict(err.texts), "parse_error",
                        details={"error": err.to_dict()})
@@ -272,15 +213,6 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
                    None, interp, details)
 
 
-def public_names(part: Mapping[str, Any]) -> dict[str, Any]:
-    """Input hints only: the names a learner may use, never the expected expression."""
-    spec = part.get("variables")
-    names = list(spec) if isinstance(spec, Mapping) else list(spec or [])
-    funcs = part.get("functions") or {}
-    return {"variables": names,
-            "functions": {name: list((f or {}).get("args", [])) for name, f in funcs.items()}}
-
-
 class SymbolicChecker(Kind):
     name = "symbolic"
     spec_keys = frozenset({"expected", "variables", "functions", "mode", "constants", "decimals"})
@@ -313,7 +245,7 @@ class SymbolicChecker(Kind):
         validate_common(spec)
         if spec.get("mode", "equivalent") not in MODES:
             raise SpecError(f"mode: must be one of {', '.join(MODES)}")
-        _spec_parse_check(spec.get("expected"), spec, "expected")
+        spec_parse_check(spec.get("expected"), spec, "expected")
         decimal_tolerance(spec)
         try:
             constants_of(spec)
@@ -321,12 +253,12 @@ class SymbolicChecker(Kind):
             pass
         c.validate_mistakes(spec, ("answer",))
         for i, m in enumerate(spec.get("mistakes") or []):
-            _spec_parse_check(m["answer"], spec, f"mistakes[{i}].answer")
+            spec_parse_check(m["answer"], spec, f"mistakes[{i}].answer")
 
     def parse(self, raw: Any, spec: Mapping[str, Any]):
         if not isinstance(raw, str):
             raise AnswerParseError("Expected a maths expression as text.", None)
-        return _parser().parse_math(raw, spec.get("variables") or {}, spec.get("functions") or {})
+        return parse_math(raw, spec.get("variables") or {}, spec.get("functions") or {})
 
     def interpret(self, parsed, spec: Mapping[str, Any]) -> Interpretation:
         return interpretation(parsed, spec)
