@@ -38,6 +38,9 @@ def _q(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
             "allowEmptyValue": True}
 
 
+#: A question id as stored (the slug of its file: at most 80 characters).
+QUESTION_ID = {"type": "string", "minLength": 1, "maxLength": 80}
+
 #: An ISO 8601 date (2026-11-01) or date-time (naive times are UTC): quizapp.learning.history.parse_since.
 DATE_OR_TIME = {"type": "string", "oneOf": [{"format": "date"}, {"format": "date-time"}]}
 
@@ -81,7 +84,7 @@ SCHEMAS: dict[str, Any] = {
                                                    ("due_now", "today", "tomorrow", "week", "cards")}},
         "next_due": {"type": ["string", "null"], "format": "date-time"}}},
     "RateRequest": {"type": "object", "required": ["question_id", "rating"], "properties": {
-        "question_id": {"type": "string"},
+        "question_id": QUESTION_ID,
         "rating": {"oneOf": [{"type": "string", "enum": ["again", "hard", "good", "easy"]},
                              {"type": "integer", "minimum": 1, "maximum": 4}]}}, "additionalProperties": False},
     "ShareLink": {"type": "object", "properties": {
@@ -107,7 +110,7 @@ PATHS: dict[str, dict[str, Any]] = {
     "/api/v1/attempts": {"get": {
         "summary": "Your own attempts, newest first (cursor pagination)", "operationId": "listAttempts",
         "security": LEARNER,
-        "parameters": [_q("question", {"type": "string"}, "question id"),
+        "parameters": [_q("question", QUESTION_ID, "question id"),
                        _q("level", {"type": "string", "enum": ["L1", "L2", "L3"]}, "level"),
                        _q("tag", {"type": "string"}, "tag"),
                        _q("status", {"type": "string", "enum": ["correct", "partial", "incorrect", "uncounted"]},

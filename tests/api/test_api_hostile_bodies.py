@@ -163,3 +163,12 @@ def test_search_refuses_a_language_it_does_not_speak(client):
     assert _envelope(client.get("/api/v1/search?lang=xx"), 422)["field"] == "lang"
     assert client.get("/api/v1/search?lang=").status_code == 200  # empty: the default, as documented
     assert client.get("/api/v1/search?lang=zh").status_code == 200
+
+
+def test_a_question_id_longer_than_stored_is_refused_as_documented(client):
+    document = client.get("/api/v1/openapi.json").get_json()
+    assert document["components"]["schemas"]["RateRequest"]["properties"]["question_id"]["maxLength"] == 80
+    error = _envelope(client.post("/api/v1/review/rate", json={"question_id": "q" * 81, "rating": "good"}), 422)
+    assert error["field"] == "question_id"
+    assert _envelope(client.post("/api/v1/review/rate", json={"question_id": "q" * 80, "rating": "good"}),
+                     409)["code"] == "nothing_to_rate"
