@@ -37,7 +37,7 @@ class Interpretation:
 
     def __post_init__(self) -> None:
         if not self.spoken:
-            from .mathparse.spoken import speak_mathml
+            from .mathparse.spoken import speak_mathml  # local: mathparse imports this module (a cycle), loads sympy
 
             self.spoken = speak_mathml(self.mathml) if self.mathml else {lang: self.text for lang in LANGS}
 

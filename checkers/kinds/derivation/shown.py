@@ -19,12 +19,11 @@ from typing import Any, Mapping, Sequence
 
 from ...languages import LANGS
 from ...mathparse.spoken import speak_mathml
+from ...mathparse.typed import typed_forms
 from ...verdict import AnswerParseError, Interpretation
 
 
 def _typed_line(line: Any, spec: Mapping[str, Any]) -> tuple[str, str, str]:
-    from checkers.mathparse.typed import typed_forms
-
     variables, functions = spec.get("variables") or {}, spec.get("functions") or {}
     if line.kind == "cont":
         body = line.text.lstrip()[1:]
