@@ -5,6 +5,8 @@ template writes its own ``_()``). The text itself lives in the gettext catalogs 
 
 from __future__ import annotations
 
+from flask import current_app
+
 from checkers.languages import LANGS
 from quizapp.i18n import LANG_COOKIE, LANG_COOKIE_MAX_AGE, N_, current_lang, gettext, remember_lang
 
@@ -78,9 +80,19 @@ def t(key: str) -> str:
 
 
 def js_strings(lang: str | None = None) -> dict[str, str]:
-    """The script's strings in the current language (``lang`` is the page's, already selected)."""
-    return {key: gettext(msgid, n="{n}") if "%(n)s" in msgid else gettext(msgid)
-            for key, msgid in JS_TEXT.items()}
+    """The script's strings in the current language (``lang`` is the page's, already selected).
+
+    Every question page sends the whole table, and translating it costs ~70 catalog lookups, so each
+    app keeps the table per language (the catalogs do not change while the app runs; a dict per app
+    object is created in the worker that uses it, so nothing is shared across a fork)."""
+    lang = lang or current_lang()
+    tables = current_app.extensions.setdefault("quiz.js_strings", {})
+    table = tables.get(lang)
+    if table is None:
+        table = {key: gettext(msgid, n="{n}") if "%(n)s" in msgid else gettext(msgid)
+                 for key, msgid in JS_TEXT.items()}
+        tables[lang] = table
+    return table
 
 
 __all__ = ["LANGS", "LANG_COOKIE", "LANG_COOKIE_MAX_AGE", "current_lang", "js_strings",
