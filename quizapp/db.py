@@ -85,27 +85,26 @@ except ImportError:  # no flock (Windows): threads of the one waitress process s
     fcntl = None  # type: ignore[assignment]
 
 _turns_lock = threading.Lock()
-_turns: dict[str, tuple[int, threading.Lock, int | None]] = {}  # database file -> (pid, lock, lock file fd)
+_turns: dict[str, tuple[int, threading.Lock]] = {}  # database file -> (pid, its writers' lock in this process)
 
 
 def _renew_turns() -> None:
     global _turns_lock
     _turns_lock = threading.Lock()  # a child forked while a thread held it must not wait forever
-    _turns.clear()  # the parent's locks and file: the child makes its own (an inherited fd shares the flock)
+    _turns.clear()  # the parent's locks: the child makes its own
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_renew_turns)
 
 
-def _turn_for(path: str) -> tuple[threading.Lock, int | None]:
+def _turn_for(path: str) -> threading.Lock:
     pid = os.getpid()
     with _turns_lock:
         hit = _turns.get(path)
         if hit is None or hit[0] != pid:
-            fd = os.open(path + "-writers", os.O_RDWR | os.O_CREAT, 0o600) if fcntl is not None else None
-            hit = _turns[path] = (pid, threading.Lock(), fd)
-        return hit[1], hit[2]
+            hit = _turns[path] = (pid, threading.Lock())
+        return hit[1]
 
 
 @contextmanager
@@ -118,16 +117,19 @@ def write_turn(session: Session) -> Iterator[None]:
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         yield
         return
-    lock, fd = _turn_for(os.path.abspath(url.database))
-    with lock:
-        if fd is None:
+    path = os.path.abspath(url.database)
+    with _turn_for(path):
+        if fcntl is None:
             yield
             return
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        # The lock file is opened per turn (an open and a close beside a commit that syncs to disk), so no
+        # descriptor outlives the turn however many databases a process has written to.
+        fd = os.open(path + "-writers", os.O_RDWR | os.O_CREAT, 0o600)
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)  # closing releases the flock
 
 
 def init_app(app: Flask) -> Database:

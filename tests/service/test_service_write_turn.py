@@ -73,3 +73,32 @@ def test_other_databases_pass_through(tmp_path):
     finally:
         session.close()
     assert not any(p.name.endswith("-writers") for p in tmp_path.iterdir())
+
+
+@pytest.mark.sqlite_only(reason="writer turns exist for SQLite's single writer; elsewhere they pass through")
+def test_no_descriptor_outlives_a_turn(tmp_path):
+    """A process that writes to many databases (the test suite, a host serving several) keeps no lock file open."""
+    import quiz_testing as testing
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    folders = [tmp_path / f"db{i}" for i in range(5)]
+    for folder in folders:
+        folder.mkdir()
+    apps = [testing.make_app(folder) for folder in folders]
+    sessions = [get_db(a).Session() for a in apps]
+    try:
+        for s in sessions:  # a first turn each: connections and their files open now, not in the count below
+            with write_turn(s):
+                pass
+        before = open_fds()
+        for _ in range(3):
+            for s in sessions:
+                with write_turn(s):
+                    assert open_fds() == before + 1  # the turn's own lock file
+        assert open_fds() == before
+    finally:
+        for s, a in zip(sessions, apps):
+            s.close()
+            get_db(a).dispose()
