@@ -45,10 +45,10 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    import torch as _torch
+    import torch as _torch  # local: torch takes seconds to import; a worker starts without it
 
-    from ...reference import describe as _describe, names as _names
-    from . import cases
+    from ...reference import describe as _describe, names as _names  # local: the engine imports torch
+    from . import cases  # local: the case builder imports torch and the engine
 
     torch, describe, engine_names = _torch, _describe, _names
     MASK_NAMES, Case, CaseBuilder = cases.MASK_NAMES, cases.Case, cases.CaseBuilder

@@ -11,7 +11,7 @@ from ...i18n import in_language
 
 
 def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
-    from .cases import is_tensor_param
+    from .cases import is_tensor_param  # local: the case builder imports torch
 
     if is_tensor_param(param):
         return f"{param['name']}: torch.Tensor {param.get('shape', '')}".rstrip()
@@ -20,7 +20,7 @@ def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
 
 def starter_source(spec: Mapping[str, Any], lang: str = "en") -> str:
     """``def <name>(<args>):`` with a docstring naming each argument's shape and what to return."""
-    from ...reference import describe
+    from ...reference import describe  # local: the engine imports torch
 
     fn = spec["function"]
     name = str(spec.get("name") or fn.rsplit(".", 1)[-1])
