@@ -34,6 +34,11 @@ def _errors(*codes: int) -> dict[str, Any]:
     return {str(c): _json(_ref("Error"), text[c]) for c in codes}
 
 
+#: Code answers graded on grading hosts (GRADING_BACKEND=rq) can find no verdict in time: a 503 with Retry-After.
+QUEUE_503 = {"503": _json(_ref("Error"), "The grading queue gave no verdict (grading_unavailable, grading_timeout "
+                                          "or grading_failed); retry after Retry-After seconds")}
+
+
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
@@ -310,7 +315,7 @@ PATHS: dict[str, Any] = {
              "that has a convention parameter"),
             ("function", "unsupported_function", "the code kind's generated cases fit the function's "
              "parameters (some functions take probability vectors or per-sequence scores instead)")),
-        "responses": {"200": _json(_ref("CodeVerdict")), **_errors(*BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("CodeVerdict")), **_errors(*BODY_ERRORS), **QUEUE_503}}},
     "/api/v1/questions/{qid}/check": {"post": {
         "summary": "A part's practice check (code: the visible cases); costs no attempt, stored nowhere",
         "operationId": "checkPart", "parameters": [QID, LANG],
@@ -318,7 +323,7 @@ PATHS: dict[str, Any] = {
             "schema": _ref("PartCheckRequest"),
             "examples": {"k3": {"summary": "Check a k3 implementation", "value": {
                 "part": "implement", "answer": K3_SOURCE}}}}}},
-        "responses": {"200": _json(_ref("Verdict")), **_errors(404, *BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("Verdict")), **_errors(404, *BODY_ERRORS), **QUEUE_503}}},
     "/api/v1/reference": {"get": {
         "summary": "Every reference-engine function with its parameters and outputs",
         "operationId": "listReference", "responses": {"200": _json(_ref("FunctionList")), **_errors(500)}}},

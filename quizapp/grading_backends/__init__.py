@@ -27,6 +27,7 @@ from flask import Flask, current_app, has_app_context
 
 from .. import config as _config
 from ..errors import ServiceUnavailable
+from ..i18n import Message
 from .local import LocalBackend
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class GradingUnavailable(ServiceUnavailable):
     """The grading queue gave no verdict: ``grading_unavailable`` (Redis unreachable or misconfigured),
     ``grading_timeout`` (no grading host answered in time) or ``grading_failed`` (the job died there)."""
 
-    def __init__(self, message: str, *, code: str):
+    def __init__(self, message: str | Message, *, code: str):
         super().__init__(message, None, code=code)
 
 
@@ -51,6 +52,10 @@ class Backend(Protocol):
               timeout: float | None = None) -> Verdict: ...
 
     def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None: ...
+
+    def readiness(self) -> dict[str, Any] | None:
+        """What ``/readyz`` reports of this backend (``{"ok": ..., ...}``), or ``None`` when it adds nothing."""
+        ...
 
 
 def _build(app: Flask) -> Backend:
@@ -78,6 +83,17 @@ def backend_for(part: Mapping[str, Any]) -> Backend:
             if backend is None:
                 backend = app.extensions[EXTENSION] = _build(app)
     return backend
+
+
+def readiness(app: Flask) -> dict[str, Any]:
+    """``/readyz``'s view of the configured backend: empty for ``local`` (the grader pool check covers it)."""
+    with app.app_context():
+        try:
+            backend = backend_for({"kind": next(iter(_config.QUEUED_KINDS))})
+        except GradingUnavailable as exc:
+            return {"grading_queue": {"ok": False, "error": exc.code}}
+    report = backend.readiness()
+    return {} if report is None else {"grading_queue": report}
 
 
 def grade(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None) -> Verdict:

@@ -21,11 +21,12 @@ from typing import Any, Mapping
 import redis
 from checkers.jobs import verdict_from
 from checkers.verdict import Verdict
-from rq import Queue
+from rq import Queue, Worker
 from rq.results import Result
 from rq.serializers import JSONSerializer
 
 from .. import config as _config
+from ..i18n import Message, N_
 from ..services.answers import json_safe
 from . import GradingUnavailable
 
@@ -69,30 +70,42 @@ class RQBackend:
                                      description=f"{func} {part.get('kind')} part {part.get('id')!r}")
         except (redis.RedisError, OSError) as exc:
             log.warning("grading queue unreachable: %s", exc)
-            raise GradingUnavailable("the grading queue is unreachable; retry shortly",
+            raise GradingUnavailable(Message(N_("the grading queue is unreachable; retry shortly")),
                                      code="grading_unavailable") from None
         try:
             result = job.latest_result(timeout=self.wait)
         except (redis.RedisError, OSError) as exc:
             log.warning("grading queue lost while waiting for job %s: %s", job.id, exc)
-            raise GradingUnavailable("the grading queue stopped answering; retry shortly",
+            raise GradingUnavailable(Message(N_("the grading queue stopped answering; retry shortly")),
                                      code="grading_unavailable") from None
         if result is None:
             self._abandon(job)
-            raise GradingUnavailable(f"no grading host answered within {self.wait} s; retry shortly",
+            raise GradingUnavailable(Message(N_("no grading host answered within %(seconds)s s; retry shortly"),
+                                             seconds=self.wait),
                                      code="grading_timeout")
         if result.type != Result.Type.SUCCESSFUL:
             log.error("grading job %s ended %s: %s", job.id, result.type.name, (result.exc_string or "")[-2000:])
-            raise GradingUnavailable("the grading host could not grade this answer; retry shortly",
+            raise GradingUnavailable(Message(N_("the grading host could not grade this answer; retry shortly")),
                                      code="grading_failed")
         reply = result.return_value
         if not isinstance(reply, dict):
             log.error("grading job %s replied %r", job.id, type(reply).__name__)
-            raise GradingUnavailable("the grading host replied nonsense; retry shortly", code="grading_failed")
+            raise GradingUnavailable(Message(N_("the grading host replied nonsense; retry shortly")),
+                                     code="grading_failed")
         if "raised" in reply:
             raise _reraised(reply["raised"] or {})
         verdict = reply.get("verdict")
         return None if verdict is None else verdict_from(verdict)
+
+    def readiness(self) -> dict[str, Any]:
+        """Redis answers and at least one grading host listens on the queue (else every code answer would
+        wait out ``GRADING_QUEUE_WAIT`` and come back undecided)."""
+        try:
+            self.redis.ping()
+            workers = Worker.count(connection=self.redis, queue=self.queue)
+        except (redis.RedisError, OSError) as exc:
+            return {"ok": False, "error": type(exc).__name__}
+        return {"ok": workers > 0, "queue": self.queue.name, "workers": workers}
 
     def _abandon(self, job) -> None:
         """Take a job nobody answered off the queue; one a worker already took runs on, its result unread."""

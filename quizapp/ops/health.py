@@ -3,7 +3,8 @@
 ``GET /healthz``  200 ``{"status": "ok"}`` while the process answers at all (liveness: restart it if not).
 ``GET /readyz``   200 when this worker can serve: the database answers ``SELECT 1``, its schema is at the
                   newest migration (a worker started before ``db-upgrade`` finished must not take traffic)
-                  and the grader pool answers a probe task; otherwise 503 with each failed check named.
+                  and the grader pool answers a probe task — with ``GRADING_BACKEND=rq`` also Redis answers
+                  and a grading host listens on the queue; otherwise 503 with each failed check named.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 from checkers import sandbox
+from .. import grading_backends
 from ..db import get_db
 from ..migrate import current_revision, head_revision
 
@@ -64,7 +66,7 @@ def healthz():
 @bp.get("/readyz")
 def readyz():
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    checks = {**_check_database(app), **_check_grader()}
+    checks = {**_check_database(app), **_check_grader(), **grading_backends.readiness(app)}
     ready = all(c.get("ok") for c in checks.values())
     if not ready:
         log.warning("not ready: %s", {k: v for k, v in checks.items() if not v.get("ok")})
