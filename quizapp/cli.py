@@ -17,11 +17,17 @@ import sys
 import click
 from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
+from sqlalchemy.engine import make_url
+
+from checkers.bank import BankError, load_bank, selftest
+
+from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
+from .db import get_session
+from .migrate import downgrade, upgrade
+from .services.questions import export_bank, load_bank_dir
 
 
 def _upgrade() -> None:
-    from .migrate import upgrade
-
     before, after = upgrade(current_app._get_current_object())  # type: ignore[attr-defined]
     if before == after:
         click.echo(f"database: at {after}, nothing to migrate")
@@ -30,9 +36,6 @@ def _upgrade() -> None:
 
 
 def _load(path: str, *, strict: bool = True) -> None:
-    from .db import get_session
-    from .services.questions import load_bank_dir
-
     try:
         summary = load_bank_dir(get_session(), path)
     except FileNotFoundError as exc:
@@ -54,8 +57,6 @@ def db_upgrade_command() -> None:
 @with_appcontext
 def db_downgrade_command(target: str) -> None:
     """Downgrade the database schema."""
-    from .migrate import downgrade
-
     before, after = downgrade(current_app._get_current_object(), target)  # type: ignore[attr-defined]
     click.echo(f"database: {before} -> {after or 'base'}")
 
@@ -78,8 +79,6 @@ def load_bank_command(path: str | None) -> None:
 @with_appcontext
 def selftest_command(path: str | None, seeds: int) -> None:
     """Self-test every question file: its own answers grade right for every seed."""
-    from checkers.bank import BankError, load_bank, selftest
-
     try:
         questions = load_bank(path or _default_bank())
     except BankError as exc:
@@ -99,9 +98,6 @@ def selftest_command(path: str | None, seeds: int) -> None:
 @with_appcontext
 def export_command(out: str) -> None:
     """Write every published question as a question file (the layout of questions/)."""
-    from .db import get_session
-    from .services.questions import export_bank
-
     written = export_bank(get_session(), out)
     click.echo(f"exported {len(written)} question(s) to {out}")
 
@@ -120,7 +116,7 @@ def export_command(out: str) -> None:
 def serve_command(host: str | None, port: int | None, workers: int | None, threads: int, server_name: str,
                   bank_path: str | None, no_load: bool) -> None:
     """Migrate, load the bank, then serve (gunicorn worker processes, or waitress)."""
-    from . import serving
+    from . import serving  # local: only `quizapp serve` needs the server runners; every app loads this module
 
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     host = host or os.environ.get("HOST") or "127.0.0.1"
@@ -143,8 +139,6 @@ def serve_command(host: str | None, port: int | None, workers: int | None, threa
 
 
 def _safe_url(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
     try:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # noqa: BLE001
@@ -156,8 +150,7 @@ COMMANDS = (db_upgrade_command, db_downgrade_command, load_bank_command, selftes
 
 
 def _authoring_commands() -> tuple:
-    from .authoring.cli import COMMANDS as authoring  # author accounts, tokens, import, regrade
-    return authoring
+    return _AUTHORING_COMMANDS
 
 
 def register_commands(app: Flask) -> None:
@@ -166,7 +159,7 @@ def register_commands(app: Flask) -> None:
 
 
 def _create_app() -> Flask:
-    from . import create_app
+    from . import create_app  # local: the package imports this module before it defines create_app
     return create_app()
 
 

@@ -13,6 +13,7 @@ import uuid
 from flask import Flask, current_app, g, request
 from itsdangerous import BadSignature
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -46,10 +47,7 @@ def ensure_learner(session: Session, learner_id: str) -> None:
         return
     dialect = session.get_bind().dialect.name
     if dialect in ("sqlite", "postgresql"):
-        if dialect == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert
-        else:
-            from sqlalchemy.dialects.postgresql import insert
+        insert = sqlite.insert if dialect == "sqlite" else postgresql.insert
         stmt = insert(Learner).values(id=learner_id, role="learner").on_conflict_do_nothing(
             index_elements=["id"])
         session.execute(stmt)

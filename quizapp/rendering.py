@@ -24,6 +24,7 @@ import re
 from functools import lru_cache
 
 import latex2mathml.converter
+from flask import has_request_context
 import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -31,6 +32,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from checkers.languages import DEFAULT_LANG, LANGS
 from checkers.mathparse.spoken import speak_mathml
+
+from .i18n import current_lang
 
 __all__ = [
     "render_markdown",
@@ -160,15 +163,8 @@ def _lang(lang) -> str:
     """``lang`` when it is a supported language, else the current request's, else the default."""
     if lang in LANGS:
         return lang
-    try:
-        from flask import has_request_context
-
-        if has_request_context():
-            from .i18n import current_lang
-
-            return current_lang()
-    except ImportError:  # pragma: no cover - Flask is a dependency of the service
-        pass
+    if has_request_context():
+        return current_lang()
     return DEFAULT_LANG
 
 

@@ -39,8 +39,8 @@ def code_spec(body: dict) -> dict[str, Any]:
     """The ``code`` part a stand-alone check grades against, from the request's fields (422 naming the
     field for an unknown function, output or convention, or a function that needs a scalar argument)."""
     # The registry and the case builder load torch: imported on the first code check, not at app start-up.
-    from checkers.kinds.code.cases import is_tensor_param
-    from checkers.reference import describe, names
+    from checkers.kinds.code.cases import is_tensor_param  # local: the case builder imports torch
+    from checkers.reference import describe, names  # local: the engine imports torch
 
     function = field(body, "function", str)
     if function not in names():

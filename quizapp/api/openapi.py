@@ -363,8 +363,8 @@ _merge_practice(PATHS, SCHEMAS)
 def _standalone_functions() -> list[str]:
     """The engine functions ``POST /check/code`` accepts: those whose required parameters are all tensors
     (a scalar such as ``kl_coef`` cannot be chosen by a stand-alone check; quizapp.api.code.code_spec)."""
-    from checkers.kinds.code.cases import is_tensor_param  # torch: loaded on the first document served
-    from checkers.reference import describe, names
+    from checkers.kinds.code.cases import is_tensor_param  # local: torch, loaded on the first document served
+    from checkers.reference import describe, names  # local: the engine imports torch
 
     return [name for name in names()
             if all(is_tensor_param(p) for p in describe(name)["params"] if p.get("required"))]

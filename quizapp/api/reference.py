@@ -22,7 +22,7 @@ NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.i
 
 
 def _engine():
-    from checkers import reference  # torch: imported by the first engine call, not at app start-up
+    from checkers import reference  # local: torch, imported by the first engine call, not at app start-up
 
     return reference
 
@@ -60,7 +60,7 @@ def _known(name: str):
 
 def encode_tensor(t: Any) -> Any:
     """A tensor (or number) as JSON: nested lists, non-finite floats as strings."""
-    import torch
+    import torch  # local: loaded with the engine, never at app start-up
 
     if isinstance(t, torch.Tensor):
         t = t.detach().cpu()
@@ -117,7 +117,7 @@ def _tolerance(body: dict, name: str, default: float) -> float:
 
 
 def compare(expected_t: Any, claimed_raw: Any, path: str, rtol: float, atol: float) -> dict[str, Any]:
-    import torch
+    import torch  # local: loaded with the engine, never at app start-up
 
     expected = expected_t.detach().cpu().to(torch.float64) if isinstance(expected_t, torch.Tensor) \
         else torch.tensor(float(expected_t), dtype=torch.float64)

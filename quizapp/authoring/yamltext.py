@@ -17,6 +17,8 @@ import io
 import re
 from typing import Any
 
+from ruamel.yaml import YAML
+
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -48,8 +50,6 @@ def _indents(text: str) -> tuple[int, int, int]:
 
 
 def _yaml(text: str = ""):
-    from ruamel.yaml import YAML
-
     y = YAML(typ="rt", pure=True)
     y.preserve_quotes = True
     y.width = 4096  # never re-wrap an author's long line

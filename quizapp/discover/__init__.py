@@ -8,9 +8,9 @@ links on a question page follow it.
 
 from __future__ import annotations
 
+from .views import bp
+
 
 def blueprint():
-    """The blueprint (its module imports the page kit, which the API's OpenAPI module imports too)."""
-    from .views import bp
-
+    """The package's blueprint, from :mod:`.views` (the app factory registers it)."""
     return bp

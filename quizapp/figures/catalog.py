@@ -27,7 +27,7 @@ class Figure:
 
 
 def _call(name: str, output: str, **kwargs: Any) -> list[float]:
-    from checkers import reference  # torch: loaded by the first figure drawn, not at app start-up
+    from checkers import reference  # local: torch, loaded by the first figure drawn, not at app start-up
 
     return [float(v) for v in reference.call(name, **kwargs)[output].reshape(-1).tolist()]
 

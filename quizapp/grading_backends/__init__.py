@@ -63,7 +63,7 @@ def _build(app: Flask) -> Backend:
     if name == "local":
         return _LOCAL
     if name == "rq":
-        from .rq_queue import RQBackend  # redis and rq are imported only where the queue is used
+        from .rq_queue import RQBackend  # local: redis and rq are imported only where the queue is used
         return RQBackend(url=app.config.get("REDIS_URL") or _config.DEFAULT_REDIS_URL,
                          queue=app.config.get("GRADING_QUEUE") or _config.DEFAULT_GRADING_QUEUE,
                          wait=float(app.config.get("GRADING_QUEUE_WAIT") or _config.DEFAULT_GRADING_QUEUE_WAIT))

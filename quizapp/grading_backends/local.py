@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from checkers import grading  # importing it registers every answer kind
+from checkers.kinds.base import get_kind
 from checkers.verdict import Verdict
 
 
@@ -12,14 +14,9 @@ class LocalBackend:
 
     def grade(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
               timeout: float | None = None) -> Verdict:
-        from checkers import grading  # every kind, torch among them: loaded by the first grade, not at start-up
-
         return grading.grade(raw, part, params, timeout=timeout)
 
     def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None:
-        from checkers import grading  # noqa: F401  (registers every kind)
-        from checkers.kinds.base import get_kind
-
         return get_kind(part["kind"]).check(raw, part, params)
 
     def readiness(self) -> None:

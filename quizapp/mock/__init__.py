@@ -8,9 +8,9 @@ The set lives in the signed session cookie (at most :data:`quizapp.mock.draw.MAX
 
 from __future__ import annotations
 
+from .views import bp
+
 
 def blueprint():
-    """The blueprint (built on first use, like the other page blueprints)."""
-    from .views import bp
-
+    """The package's blueprint, from :mod:`.views` (the app factory registers it)."""
     return bp

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from flask import Flask
 
+from . import bodies, health, limits, metrics, request_id
+
 
 def init_app(app: Flask) -> None:
     """Call once every blueprint is registered (the limits wrap the grading views by endpoint name)."""
-    from . import bodies, health, limits, metrics, request_id
-
     request_id.init_app(app)
     metrics.init_app(app)
     bodies.init_app(app)
@@ -26,6 +26,4 @@ def init_app(app: Flask) -> None:
 
 
 def after_fork(app: Flask) -> None:
-    from . import metrics
-
     metrics.after_fork()

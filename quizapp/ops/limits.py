@@ -25,6 +25,9 @@ import hashlib
 import os
 
 from flask import Flask, current_app, request
+from flask_limiter import Limiter
+from limits import parse_many
+
 from ..learner_cookie import is_learner_id, learner_serializer
 
 SUBMIT_ENDPOINTS = ("api.submit_attempt",)
@@ -55,8 +58,6 @@ def _share(limit: str, workers: int) -> str:
     """``limit`` (``"30/minute"``, ``"10 per 2 seconds"``; ``;``-separated) divided among ``workers``."""
     if workers <= 1:
         return limit
-    from limits import parse_many
-
     parts = []
     for item in parse_many(limit):
         amount = max(1, item.amount // workers)
@@ -87,8 +88,6 @@ def address_key() -> str:
 def init_app(app: Flask) -> None:
     for key, value in config_from_env().items():
         app.config.setdefault(key, value)
-    from flask_limiter import Limiter
-
     limiter = Limiter(key_func=address_key, app=app, default_limits=[], headers_enabled=True,
                       storage_uri=app.config["RATELIMIT_STORAGE_URI"], strategy="moving-window")
     app.extensions["quizapp.limiter"] = limiter

@@ -25,6 +25,10 @@ import time
 from typing import Any
 
 from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import multiprocess, values
+
+from checkers import sandbox
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -39,8 +43,6 @@ def enable_multiprocess(folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
-    from prometheus_client import values
-
     values.ValueClass = values.get_value_class()  # the file-backed value, also if imported earlier
     after_fork()
 
@@ -53,8 +55,6 @@ def _get() -> dict[str, Any]:
     global _metrics, _owner_pid
     with _lock:
         if _metrics is None or _owner_pid != os.getpid():
-            from prometheus_client import CollectorRegistry, Counter, Histogram
-
             registry = CollectorRegistry(auto_describe=True)  # ours only: creating twice never clashes
             _metrics = {
                 "registry": registry,
@@ -93,8 +93,6 @@ def worker_exited(pid: int) -> None:
     """In the gunicorn master when a worker exits: its live-gauge files go, the restart is counted."""
     folder = multiprocess_dir()
     if folder:
-        from prometheus_client import multiprocess
-
         multiprocess.mark_process_dead(pid, folder)
     _get()["restarts"].inc()
 
@@ -114,12 +112,8 @@ def _end(response):
 
 
 def render() -> tuple[bytes, str]:
-    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-
     folder = multiprocess_dir()
     if folder:
-        from prometheus_client import multiprocess
-
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry, path=folder)
         return generate_latest(registry), CONTENT_TYPE_LATEST
@@ -132,8 +126,6 @@ def metrics_view():
 
 
 def init_app(app: Flask) -> None:
-    from checkers import sandbox
-
     app.before_request(_begin)
     app.after_request(_end)
     app.add_url_rule("/metrics", "ops_metrics", metrics_view, methods=["GET"])

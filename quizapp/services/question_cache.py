@@ -24,6 +24,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..models import QuestionVersion
+from .questions import _level_key, _ref_key, _row
 
 _lock = threading.Lock()
 _cache: dict[str, tuple[tuple, list[dict[str, Any]]]] = {}
@@ -80,8 +81,6 @@ def derived(session: Session, key: Hashable, build: Callable[[list[dict[str, Any
 
 def _current(session: Session, key: str) -> tuple[tuple, list[dict[str, Any]]]:
     """(fingerprint, rows) of the database at URL ``key``, reloading the rows when the fingerprint moved."""
-    from .questions import _level_key, _ref_key, _row
-
     current = fingerprint(session)
     with _lock:
         hit = _cache.get(key)

@@ -56,7 +56,7 @@ def list_questions(session: Session, level: str | None = None, tag: str | None =
     """Every question with a published version, ordered by level, tutorial ref and id (from the
     per-process cache of :mod:`quizapp.services.question_cache`; each row a copy a caller may annotate,
     its ``data`` shared and read-only)."""
-    from .question_cache import published_rows
+    from .question_cache import published_rows  # local: question_cache imports this module's row helpers
 
     rows = published_rows(session)
     if level:
