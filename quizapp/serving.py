@@ -21,11 +21,18 @@ The line ``serving on http://HOST:PORT/`` is printed once the socket listens (sc
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import sys
+import tempfile
 from typing import Any, Callable
 
 from flask import Flask
+
+from . import db
+from .ops import after_fork as ops_after_fork, metrics, request_id
+from .ops.metrics import worker_exited
 
 
 def gunicorn_available() -> bool:
@@ -33,7 +40,7 @@ def gunicorn_available() -> bool:
     if sys.platform.startswith("win"):
         return False
     try:
-        import gunicorn  # noqa: F401
+        import gunicorn  # noqa: F401  # local: an optional server; its absence means waitress
     except ImportError:
         return False
     return True
@@ -54,13 +61,10 @@ def preload_is_safe(app: Flask) -> bool:
 
 def after_fork(app: Flask) -> None:
     """Run in each new worker: drop what the master's connections and caches left in this process."""
-    from . import db
-
     database = app.extensions.get(db.EXTENSION_KEY)
     if database is not None:
         # close=False: the sockets/files belong to the master too; closing them here would break its state.
         database.engine.dispose(close=False)
-    from .ops import after_fork as ops_after_fork
     ops_after_fork(app)
 
 
@@ -69,7 +73,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
                    app_factory: Callable[[], Flask] | None = None) -> None:
     """Serve ``app`` with gunicorn until the master is stopped. ``app_factory`` builds the app in each
     worker instead when preloading is not safe."""
-    from gunicorn.app.base import BaseApplication
+    from gunicorn.app.base import BaseApplication  # local: gunicorn is imported only where it serves
 
     preload = app_factory is None or preload_is_safe(app)
     def when_ready(_server) -> None:
@@ -80,7 +84,6 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
             after_fork(app)
 
     def child_exit(_server, worker) -> None:
-        from .ops.metrics import worker_exited
         worker_exited(worker.pid)
 
     options: dict[str, Any] = {
@@ -111,10 +114,6 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         def load(self) -> Flask:
             return app if preload else app_factory()  # type: ignore[misc]
 
-    import tempfile
-
-    from .ops import metrics, request_id
-
     # Each worker counts its own requests: /metrics sums the per-process files of this folder.
     own_folder = None if os.environ.get("PROMETHEUS_MULTIPROC_DIR") else tempfile.mkdtemp(prefix="quizapp-metrics-")
     metrics.enable_multiprocess(own_folder or os.environ["PROMETHEUS_MULTIPROC_DIR"])
@@ -122,7 +121,6 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
     if os.environ.get("QUIZ_LOG_JSON", "1") != "0":
         request_id.configure_logging()
     if preload:
-        from . import db
         database = app.extensions.get(db.EXTENSION_KEY)
         if database is not None:
             database.engine.dispose()  # the master keeps no connection the workers could inherit
@@ -130,20 +128,16 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         _Application().run()
     finally:
         if own_folder:
-            import shutil
             shutil.rmtree(own_folder, ignore_errors=True)
 
 
 def serve_waitress(app: Flask, *, host: str, port: int, threads: int, announce: Callable[[str], None],
                    db_label: str = "") -> None:
     """One process, ``threads`` request threads: where gunicorn cannot run, or asked for."""
-    import logging
-
-    import waitress
+    import waitress  # local: waitress is imported only where it serves
 
     if os.environ.get("QUIZ_LOG_JSON", "1") != "0":
-        from .ops.request_id import configure_logging
-        configure_logging()  # JSON lines on stderr; waitress's warnings (queue depth...) among them
+        request_id.configure_logging()  # JSON lines on stderr; waitress's warnings (queue depth...) among them
     else:
         logging.basicConfig()  # as waitress.serve does: its warnings (queue depth...) reach stderr
     # Bind first, then say so: the line means the port accepts connections.
