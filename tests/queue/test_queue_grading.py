@@ -187,3 +187,30 @@ def test_a_job_that_fails_on_the_grading_host_is_grading_failed(redis_url, rq_wo
         backend._run("checkers.jobs.no_such_job", "x", {"kind": "code", "id": "a"}, {})
     assert caught.value.code == "grading_failed" and caught.value.status == 503
     assert failed.count == before + 1
+
+
+def test_readyz_reports_the_queue_and_its_grading_hosts(apps, redis_url, rq_worker):
+    served = apps("ready", GRADING_BACKEND="rq", REDIS_URL=redis_url, GRADING_QUEUE=rq_worker["queue"]).test_client()
+    resp = served.get("/readyz")
+    queue = resp.get_json()["checks"]["grading_queue"]
+    assert resp.status_code == 200 and queue["ok"] is True and queue["workers"] >= 1
+    # no grading host listens on this queue: every code answer would come back undecided, so not ready
+    idle = apps("idle", GRADING_BACKEND="rq", REDIS_URL=redis_url, GRADING_QUEUE="nobody-listens").test_client()
+    resp = idle.get("/readyz")
+    assert resp.status_code == 503 and resp.get_json()["checks"]["grading_queue"] == {
+        "ok": False, "queue": "nobody-listens", "workers": 0}
+    down = apps("down", GRADING_BACKEND="rq", REDIS_URL=f"redis://127.0.0.1:{free_port()}/0").test_client()
+    resp = down.get("/readyz")
+    assert resp.status_code == 503 and resp.get_json()["checks"]["grading_queue"]["ok"] is False
+    # the single-host path adds no queue check
+    assert "grading_queue" not in apps("local").test_client().get("/readyz").get_json()["checks"]
+
+
+def test_queue_errors_speak_the_readers_language(apps):
+    client = apps("zh", GRADING_BACKEND="rq", REDIS_URL=f"redis://127.0.0.1:{free_port()}/0",
+                  GRADING_QUEUE_WAIT=1).test_client()
+    body = {"function": "kl.k3", "source": _sources()["solution"]}
+    en = client.post("/api/v1/check/code?lang=en", json=body).get_json()["error"]
+    zh = client.post("/api/v1/check/code?lang=zh", json=body).get_json()["error"]
+    assert en["code"] == zh["code"] == "grading_unavailable"
+    assert en["message"] == "the grading queue is unreachable; retry shortly" and zh["message"] != en["message"]
