@@ -124,10 +124,15 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         database = app.extensions.get(db.EXTENSION_KEY)
         if database is not None:
             database.engine.dispose()  # the master keeps no connection the workers could inherit
+    master_pid = os.getpid()
     try:
         _Application().run()
     finally:
-        if own_folder:
+        # gunicorn forks each worker from inside run(), and a worker leaves by sys.exit: its SystemExit
+        # unwinds this same frame in the worker. Only the master removes the folder, after run() has
+        # returned, that is after its last worker was reaped; a worker removing it would take the master's
+        # and its siblings' files with it (child_exit then failed on SIGTERM, and counts broke on SIGHUP).
+        if own_folder and os.getpid() == master_pid:
             shutil.rmtree(own_folder, ignore_errors=True)
 
 
