@@ -1,0 +1,99 @@
+"""``quizapp serve`` under gunicorn's signals, with the metrics folder the server makes itself (no
+``PROMETHEUS_MULTIPROC_DIR`` given): SIGHUP replaces the workers and the service answers afterwards with its
+metrics intact; SIGTERM stops it with status 0. Neither prints a traceback: a forked worker leaving used to
+remove the master's metrics folder, so the master's ``child_exit`` hook failed on the missing files."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+import quiz_testing as testing
+
+
+def _get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _worker_pids(master):
+    """The master's children: gunicorn's workers."""
+    with open(f"/proc/{master}/task/{master}/children") as f:
+        return {int(p) for p in f.read().split()}
+
+
+def _wait_for_workers(master, avoid=frozenset()):
+    """Two workers, none of them in ``avoid``: the master announces before it has forked them all, and after
+    SIGHUP the old ones are gone once the master has reaped them. Bounded by polls, not by a clock."""
+    now = set()
+    for _ in range(600):
+        now = _worker_pids(master)
+        if len(now) == 2 and not now & avoid:
+            return now
+        threading.Event().wait(0.1)
+    raise AssertionError(f"workers {now}, expected two new ones (not {set(avoid)})")
+
+
+@pytest.mark.slow
+def test_sighup_then_sigterm_leave_no_traceback(tmp_path):
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "signals",
+                "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", "TMPDIR": str(tmp_path)})
+    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
+           "--workers", "2", "--threads", "2"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = [], []
+    err_reader = threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True)
+    err_reader.start()
+    try:
+        for line in proc.stdout:
+            out.append(line)
+            if line.startswith("serving on http://"):
+                break
+        else:
+            raise AssertionError("".join(out) + "".join(err))
+        out_reader = threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True)
+        out_reader.start()
+        base = f"http://127.0.0.1:{port}"
+        question = f"{base}/api/v1/questions/{testing.SAMPLE_QUESTION['id']}"
+        assert _get(question)[0] == 200
+        folders = [p for p in tmp_path.iterdir() if p.name.startswith("quizapp-metrics-")]
+        assert len(folders) == 1  # the server's own folder, under TMPDIR
+
+        before = _wait_for_workers(proc.pid)
+        os.kill(proc.pid, signal.SIGHUP)
+        _wait_for_workers(proc.pid, avoid=before)
+        assert folders[0].is_dir()  # the exiting workers left the master's folder in place
+        assert _get(question)[0] == 200
+        status, body = _get(base + "/metrics")
+        assert status == 200
+        assert "quizapp_worker_restarts_total 2.0" in body.decode()  # both old workers counted by the master
+
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err_reader.join(timeout=10)
+    stderr = "".join(err)
+    assert "Traceback" not in stderr, stderr[-4000:]
+    assert "Shutting down: Master" in stderr  # the graceful path ran to its end
+    assert not folders[0].exists()  # the master removed its folder once the last worker was reaped
