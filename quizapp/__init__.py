@@ -13,33 +13,15 @@ from typing import Any, Mapping
 from flask import Flask
 
 from . import config as _config
-from . import db, errors_http, i18n, learners
-from . import kind_assets  # each answer kind's widget template and browser script, from its folder
-from . import ops  # request ids, /healthz /readyz /metrics, rate limits (installed after every blueprint)
-from .accounts import api as accounts_api, pages as accounts_pages  # learner accounts and tokens
-from .api import bp as api_bp
-from .appearance import bp as appearance_bp  # the light / dark switch (a cookie; no script)
-from .authoring import api as authoring_api, pages as authoring_pages  # drafts, publish, versions, import
-from .cli import register_commands
-from .discover import blueprint as discover_blueprint  # search, filters, next / random / continue
-from .figures import blueprint as figures_blueprint  # charts drawn from the engine for the variant shown
 from .headers import set_security_headers
 from .jsonio import BoundedJSONProvider
-from .learning import api as learning_api, pages as learning_pages  # history, review, progress
-from .mock import blueprint as mock_blueprint  # mock interviews: a timed set, solutions at the end
 
 log = logging.getLogger(__name__)
 
-try:
-    from .web import bp as web_bp  # the learner's browser pages
-except ImportError as exc:  # an install without the pages package: the API works on its own
-    if exc.name is None or not exc.name.startswith("quizapp.web"):
-        raise
-    log.debug("quizapp.web not available: %s", exc)
-    web_bp = None
-
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    # The factory imports the app's parts itself (the Flask app-factory idiom): importing quizapp.config or
+    # quizapp.models (migrations/env.py, tools, QUIZ_SKIP_DB) then loads neither sympy nor the blueprints.
     app = Flask(__name__, instance_relative_config=True)
     app.config.update(_config.from_env(app.instance_path))
     if config:
@@ -52,34 +34,52 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("QUIZ_SKIP_DB"):  # used by migrations/env.py to read the URL only
         return app
 
+    from . import db, errors_http, i18n, learners  # local: built by the factory
     i18n.init_app(app)
     db.init_app(app)
     learners.init_app(app)
     errors_http.init_app(app)
 
+    from .api import bp as api_bp  # local: built by the factory
     app.register_blueprint(api_bp)
 
+    from . import kind_assets  # local: each answer kind's widget template and browser script, from its folder
     kind_assets.init_app(app)
 
+    from .authoring import api as authoring_api, pages as authoring_pages  # local: drafts, publish, versions, import
     app.register_blueprint(authoring_api.bp)
     app.register_blueprint(authoring_pages.bp)
 
+    from .accounts import api as accounts_api, pages as accounts_pages  # local: learner accounts and tokens
+    from .learning import api as learning_api, pages as learning_pages  # local: history, review, progress
     app.register_blueprint(accounts_api.bp)
     app.register_blueprint(accounts_pages.bp)
     app.register_blueprint(learning_api.bp)
     app.register_blueprint(learning_pages.bp)
+    from .discover import blueprint as discover_blueprint  # local: search, filters, next / random / continue
     app.register_blueprint(discover_blueprint())
+    from .figures import blueprint as figures_blueprint  # local: charts drawn from the engine for the variant shown
     app.register_blueprint(figures_blueprint())
+    from .mock import blueprint as mock_blueprint  # local: mock interviews: a timed set, solutions at the end
     app.register_blueprint(mock_blueprint())
+    from .appearance import bp as appearance_bp  # local: the light / dark switch (a cookie; no script)
     app.register_blueprint(appearance_bp)
 
-    if web_bp is not None:
+    try:
+        from .web import bp as web_bp  # local: the learner's browser pages
+    except ImportError as exc:  # an install without the pages package: the API works on its own
+        if exc.name is None or not exc.name.startswith("quizapp.web"):
+            raise
+        log.debug("quizapp.web not available: %s", exc)
+    else:
         app.register_blueprint(web_bp)
 
     app.after_request(_html_security_headers)
 
+    from . import ops  # local: request ids, /healthz /readyz /metrics, rate limits (after every blueprint)
     ops.init_app(app)
 
+    from .cli import register_commands  # local: built by the factory
     register_commands(app)
     return app
 
