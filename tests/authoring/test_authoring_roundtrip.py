@@ -82,13 +82,41 @@ def test_authoring_cli_import_refuses_a_broken_file(tmp_path, authoring_question
     get_db(app).dispose()
 
 
+def _one_file_per_kind(bank: Path, dest: Path) -> Path:
+    """A copy of the real bank's files that holds every answer kind and every level, one file per new kind or level
+    in path order (an import self-tests each file: the whole bank would cost minutes per import)."""
+    import shutil
+
+    from checkers.bank import load_question_file
+
+    seen: set[str] = set()
+    for path in sorted(bank.rglob("*.yaml")):
+        if path.name == "tags.yml" or path.parent == bank:
+            continue
+        q = load_question_file(path)
+        new = {p["kind"] for p in q["parts"]} | {q["level"]}
+        if new - seen:
+            seen |= new
+            target = dest / path.relative_to(bank)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+    return dest
+
+
 def test_authoring_api_export_import_roundtrip_with_real_bank(tmp_path, authoring_question):
-    """The seed bank (questions/) round-trips through the API: json and zip."""
+    """Questions of the seed bank (questions/), every answer kind among them, round-trip through the API: json
+    and zip."""
+    from checkers.bank import load_question_file
+
     a = _bank_app(tmp_path, "d")
     from quizapp.services.questions import load_bank_dir
+    subset = _one_file_per_kind(Path(a.config["QUIZ_BANK_PATH"]), tmp_path / "bank-subset")
     s = get_db(a).Session()
-    load_bank_dir(s, a.config["QUIZ_BANK_PATH"])
+    summary = load_bank_dir(s, subset)
     s.close()
+    assert not summary.errors
+    kinds = {p["kind"] for f in subset.rglob("*.yaml") for p in load_question_file(f)["parts"]}
+    assert {"numeric", "array", "choice", "symbolic", "derivation", "freetext", "code"} <= kinds
     token = _fill(a, authoring_question)
     h = {"Authorization": f"Bearer {token}"}
     ca = a.test_client()
