@@ -5,7 +5,9 @@ cores), each with ``threads`` request threads (the ``gthread`` worker), all acce
 
 * **Preloaded app.** The master builds the Flask app once (after migrating and loading the bank), so a
   worker forked from it answers its first request without importing anything. Preloading is skipped when
-  the reference engine runs on CUDA: a CUDA context does not survive ``fork``.
+  the reference engine runs on CUDA: a CUDA context does not survive ``fork``. This is why the maths parser
+  (sympy, the larger part of importing the app) stays imported at start: the answer kinds that load the
+  bank need it, and a worker gets it for free; imported lazily it would land on a learner's first answer.
 * **Per process after the fork.** Everything holding a file descriptor, a thread or a lock is made again in
   each worker: the SQLAlchemy pool is disposed without closing the parent's connections
   (``engine.dispose(close=False)``, SQLAlchemy's "Using Connection Pools with Multiprocessing"), the
