@@ -7,10 +7,9 @@ the label text lives in the gettext catalogs (:mod:`quizapp.i18n`).
 
 from __future__ import annotations
 
-from .i18n import N_, gettext
+from checkers.bank.schema import LEVELS  # the levels, easiest first (the order of the home page's groups)
 
-#: The levels, easiest first (the order of the home page's groups).
-LEVELS = ("L1", "L2", "L3")
+from .i18n import N_, gettext
 
 LEVEL_LABELS = {"L1": N_("L1 · Every LLM engineer"), "L2": N_("L2 · Research and alignment"),
                 "L3": N_("L3 · Top-lab interviews")}

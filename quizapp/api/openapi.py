@@ -11,6 +11,7 @@ from typing import Any
 
 from checkers.limits import MAX_TEXT
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS
+from checkers.bank.schema import LEVELS
 from checkers.kinds import kind_names
 
 from . import bp
@@ -107,7 +108,7 @@ SCHEMAS: dict[str, Any] = {
                     "additionalProperties": False},
     "QuestionSummary": {"type": "object", "properties": {
         "id": {"type": "string"}, "ref": {"type": ["string", "null"]},
-        "level": {"type": "string", "enum": ["L1", "L2", "L3"]}, "title": MESSAGE,
+        "level": {"type": "string", "enum": list(LEVELS)}, "title": MESSAGE,
         "tags": {"type": "array", "items": {"type": "string"}}, "version": {"type": "integer"},
         "parts": {"type": "array", "items": {"type": "object", "properties": {
             "id": {"type": "string"}, "kind": {"type": "string"}}}}}},
@@ -262,7 +263,7 @@ SCHEMAS: dict[str, Any] = {
 PATHS: dict[str, Any] = {
     "/api/v1/questions": {"get": {
         "summary": "List published questions", "operationId": "listQuestions",
-        "parameters": [{"name": "level", "in": "query", "schema": {"type": "string", "enum": ["L1", "L2", "L3"]},
+        "parameters": [{"name": "level", "in": "query", "schema": {"type": "string", "enum": list(LEVELS)},
                         "allowEmptyValue": True},
                        {"name": "tag", "in": "query", "schema": {"type": "string"}, "allowEmptyValue": True}, LANG],
         "responses": {"200": _json(_ref("QuestionList")), **_errors(422, 500)}}},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from checkers.bank.schema import LEVELS
 
 
 def _q(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -29,7 +30,7 @@ PATHS: dict[str, Any] = {
                        "caller's: new (never answered), wrong (latest attempt below full marks), mastered.",
         "parameters": [
             _q("q", {"type": "string", "maxLength": 200}, "search words"),
-            _q("level", {"type": "string", "enum": ["L1", "L2", "L3"]}, "level"),
+            _q("level", {"type": "string", "enum": list(LEVELS)}, "level"),
             _q("tag", {"type": "string"}, "a tag of the curated list (questions/tags.yml)"),
             _q("status", {"type": "string", "enum": ["new", "wrong", "mastered"]}, "the caller's status"),
             _q("lang", {"type": "string", "enum": ["en", "zh"]}, "language of the titles")],

@@ -17,8 +17,8 @@ from ..errors import ValidationError
 from ..services import attempts, questions
 from . import index
 from .text import QUERY_MAX_CHARS
+from ..levels import LEVELS
 
-LEVELS = ("L1", "L2", "L3")
 STATUSES = ("new", "wrong", "mastered")
 FILTER_KEYS = ("q", "level", "tag", "status")
 

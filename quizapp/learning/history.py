@@ -20,8 +20,8 @@ from ..errors import ValidationError
 from ..models import Attempt, QuestionVersion
 from ..timeutil import iso_utc
 from .common import EPS, STATUSES, aware, grade_status, localized
+from ..levels import LEVELS
 
-LEVELS = ("L1", "L2", "L3")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 SUMMARY_ATTEMPTS = 10

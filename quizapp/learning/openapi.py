@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from checkers.bank.schema import LEVELS
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -111,7 +112,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "summary": "Your own attempts, newest first (cursor pagination)", "operationId": "listAttempts",
         "security": LEARNER,
         "parameters": [_q("question", QUESTION_ID, "question id"),
-                       _q("level", {"type": "string", "enum": ["L1", "L2", "L3"]}, "level"),
+                       _q("level", {"type": "string", "enum": list(LEVELS)}, "level"),
                        _q("tag", {"type": "string"}, "tag"),
                        _q("status", {"type": "string", "enum": ["correct", "partial", "incorrect", "uncounted"]},
                           "grade"),

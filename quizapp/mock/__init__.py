@@ -8,9 +8,10 @@ The set lives in the signed session cookie (at most :data:`quizapp.mock.draw.MAX
 
 from __future__ import annotations
 
-from .views import bp
-
 
 def blueprint():
     """The package's blueprint, from :mod:`.views` (the app factory registers it)."""
+    # The views import the page kit and the API helpers, whose package imports this package's OpenAPI
+    # fragment: importing the views on first use keeps `import quizapp.<package>` free of that cycle.
+    from .views import bp  # local: breaks the import cycle above
     return bp

@@ -19,12 +19,12 @@ from ..discover.catalog import tag_names
 from ..rendering import render_markdown
 from ..web import data
 from ..page_view import page_from_public_view
+from ..levels import LEVELS
 
 bp = Blueprint("mock", __name__, template_folder="../templates")
 pagekit.install(bp)
 
 SESSION_KEY = "mock_interview"
-LEVELS = ("L1", "L2", "L3")
 
 
 def _now() -> float:

@@ -19,8 +19,8 @@ from checkers.bank.tags import check_tags, load_tag_list
 
 from ..errors import NotFound
 from ..models import Question, QuestionVersion, utcnow
+from ..levels import LEVELS
 
-LEVELS = ("L1", "L2", "L3")
 BANK_LOCK_KEY = 7_402_115_002  # PostgreSQL advisory lock: one bank sync at a time
 
 
