@@ -138,3 +138,27 @@ def web_xss_question():
 @pytest.fixture()
 def web_client(web_app):
     return web_app.test_client()
+
+
+@pytest.fixture(scope="module")
+def practice_server(tmp_path_factory, web_make_app):
+    """The sample question served live for one test module's browser (its own database)."""
+    import quiz_testing as testing
+    from quizapp.db import get_db
+
+    app = web_make_app(tmp_path_factory.mktemp("practice-live") / "live.sqlite3",
+                       questions=[testing.SAMPLE_QUESTION])
+    with testing.serve_in_thread(app, threads=4, name="practice-live-server") as url:
+        yield url
+    get_db(app).dispose()
+
+
+@pytest.fixture(scope="module")
+def practice_browser():
+    """A headless Chromium in English for one test module (its own profile: its own learner cookie)."""
+    import quiz_testing as testing
+
+    with testing.headless_chromium(window_size=(1200, 900), extra_args=("--lang=en-US",),
+                                   profile_prefix="practice-chromium-") as driver:
+        yield driver
+

@@ -15,23 +15,6 @@ QID = SAMPLE_QUESTION["id"]
 WAIT_S = 20
 
 
-@pytest.fixture(scope="module")
-def practice_server(tmp_path_factory, web_make_app):
-    from quizapp.db import get_db
-
-    app = web_make_app(tmp_path_factory.mktemp("practice-live") / "live.sqlite3", questions=[SAMPLE_QUESTION])
-    with testing.serve_in_thread(app, threads=4, name="practice-live-server") as url:
-        yield url
-    get_db(app).dispose()
-
-
-@pytest.fixture(scope="module")
-def practice_browser():
-    with testing.headless_chromium(window_size=(1200, 900), extra_args=("--lang=en-US",),
-                                   profile_prefix="practice-chromium-") as driver:
-        yield driver
-
-
 def _wait(driver, condition, message):
     return testing.wait_for(driver, condition, message, WAIT_S)
 

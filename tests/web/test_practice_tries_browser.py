@@ -15,23 +15,6 @@ QID = SAMPLE_QUESTION["id"]
 WAIT_S = 20
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, web_make_app):
-    from quizapp.db import get_db
-
-    app = web_make_app(tmp_path_factory.mktemp("tries-live") / "live.sqlite3", questions=[SAMPLE_QUESTION])
-    with testing.serve_in_thread(app, threads=4, name="tries-live-server") as url:
-        yield url
-    get_db(app).dispose()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with testing.headless_chromium(window_size=(1200, 900), extra_args=("--lang=en-US",),
-                                   profile_prefix="tries-chromium-") as driver:
-        yield driver
-
-
 def _wait(driver, condition, message):
     return testing.wait_for(driver, condition, message, WAIT_S)
 
@@ -63,29 +46,30 @@ def _tries(driver) -> str:
     return driver.find_element(By.ID, "tries").text
 
 
-def test_another_variant_keeps_the_count_until_the_solution(server, browser):
+def test_another_variant_keeps_the_count_until_the_solution(practice_server, practice_browser):
     from selenium.webdriver.common.by import By
 
-    _open(browser, server, 41)
-    _submit_wrong(browser)
-    assert "Tries left before the solution: 2" in _tries(browser)
-    _open(browser, server, 42)  # the gaming path: a new variant before the last try
-    _wait(browser, lambda d: "Tries left before the solution: 2" in _tries(d), "the count was reset")
-    _submit_wrong(browser)
-    assert "Tries left before the solution: 1" in _tries(browser)
-    assert not browser.find_element(By.ID, "solution").is_displayed()
-    _open(browser, server, 43)
-    _submit_wrong(browser)
-    _wait(browser, lambda d: d.find_element(By.ID, "solution").is_displayed(),
+    _open(practice_browser, practice_server, 41)
+    _submit_wrong(practice_browser)
+    assert "Tries left before the solution: 2" in _tries(practice_browser)
+    _open(practice_browser, practice_server, 42)  # the gaming path: a new variant before the last try
+    _wait(practice_browser, lambda d: "Tries left before the solution: 2" in _tries(d), "the count was reset")
+    _submit_wrong(practice_browser)
+    assert "Tries left before the solution: 1" in _tries(practice_browser)
+    assert not practice_browser.find_element(By.ID, "solution").is_displayed()
+    _open(practice_browser, practice_server, 43)
+    _submit_wrong(practice_browser)
+    _wait(practice_browser, lambda d: d.find_element(By.ID, "solution").is_displayed(),
           "no solution after the third wrong answer over three variants")
 
 
-def test_interpreted_as_has_spoken_text(server, browser):
+def test_interpreted_as_has_spoken_text(practice_server, practice_browser):
     from selenium.webdriver.common.by import By
 
-    _open(browser, server, 44)
-    browser.find_element(By.ID, "answer-a").send_keys("1/4")
-    spoken = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#preview-a .sr-only"), "no spoken text")
-    assert browser.execute_script("return arguments[0].textContent", spoken[0]) == "0.25"  # what is drawn: the value read, 1/4
-    drawn = browser.find_element(By.CSS_SELECTOR, "#preview-a math")
+    _open(practice_browser, practice_server, 44)
+    practice_browser.find_element(By.ID, "answer-a").send_keys("1/4")
+    spoken = _wait(practice_browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#preview-a .sr-only"),
+                   "no spoken text")
+    assert practice_browser.execute_script("return arguments[0].textContent", spoken[0]) == "0.25"  # what is drawn: the value read, 1/4
+    drawn = practice_browser.find_element(By.CSS_SELECTOR, "#preview-a math")
     assert drawn.get_attribute("aria-hidden") == "true"
