@@ -8,7 +8,8 @@ grading host needs the grading engine and the code sandbox but no web app and no
 Both jobs take and return JSON values only (the queue uses RQ's JSON serializer, never pickle, so nothing
 read from Redis is executed). The reply is ``{"verdict": {...}}`` — :class:`~checkers.verdict.Verdict` as a
 dict, ``None`` where the kind has no practice check — or ``{"raised": {"type", "base", "message"}}`` when grading
-raised (``base``: which of :data:`REPORTED` it is) (an exercise the engine cannot build cases for), so the web host can answer as it would in-process.
+raised one of :data:`REPORTED` (``base`` names which; e.g. an exercise the engine cannot build cases for), so
+the web host answers as it would in-process.
 """
 
 from __future__ import annotations
