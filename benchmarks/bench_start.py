@@ -110,12 +110,7 @@ def one_round(tmp: Path, index: int, bank_path: str | None) -> dict[str, float]:
         print(log_path.read_text()[-3000:], file=sys.stderr)  # the server's side of the failure
         raise
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        testing.stop_process(proc, timeout=60)
         log.close()
     return figures
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import pytest
 import redis
+
+import quiz_testing as testing
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The queue the test worker serves; a queue of another name has no worker at all.
@@ -34,14 +35,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +61,7 @@ def redis_url(tmp_path_factory):
         yield url
     finally:
         client.close()
-        _stop(proc)
+        testing.stop_process(proc)
 
 
 @pytest.fixture(scope="module")
@@ -97,4 +90,4 @@ def rq_worker(redis_url, tmp_path_factory):
         yield {"proc": proc, "log": log, "queue": WORKER_QUEUE}
     finally:
         connection.close()
-        _stop(proc)
+        testing.stop_process(proc)

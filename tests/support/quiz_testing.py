@@ -221,6 +221,30 @@ def wait_for(driver, condition, message: str, timeout: float = 20):
                          ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
 
 
+def open_question(driver, base: str, qid: str, variant: int, *, lang: str = "en", timeout: float = 20) -> None:
+    """Open a question page on ``variant`` and wait until its script has started (``data-ready``)."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base}/questions/{qid}?variant={variant}&lang={lang}")
+    wait_for(driver, lambda d: d.find_element(By.ID, "question").get_attribute("data-ready") == "1",
+             "quiz.js did not start", timeout)
+
+
+def stop_process(proc, timeout: float = 30) -> int:
+    """SIGTERM, then SIGKILL if ``proc`` has not exited within ``timeout`` seconds; returns its exit status."""
+    import signal
+    import subprocess
+
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 def author_login(client, username: str, password: str) -> str:
     """Log in through the author form (with its CSRF token); returns the new session's CSRF token."""
     client.get("/author/login")

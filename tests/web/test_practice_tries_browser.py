@@ -20,11 +20,7 @@ def _wait(driver, condition, message):
 
 
 def _open(driver, base, variant):
-    from selenium.webdriver.common.by import By
-
-    driver.get(f"{base}/questions/{QID}?variant={variant}&lang=en")
-    _wait(driver, lambda d: d.find_element(By.ID, "question").get_attribute("data-ready") == "1",
-          "quiz.js did not start")
+    testing.open_question(driver, base, QID, variant, timeout=WAIT_S)
 
 
 def _submit_wrong(driver):
