@@ -96,7 +96,7 @@ def home():
     tag = request.args.get("tag") or None
     if level not in LEVELS:
         level = None
-    questions = data.list_questions()
+    questions = data.list_questions()  # in list order: level, tutorial ref, id
     results = data.last_results()
 
     all_tags = sorted({tg for q in questions for tg in q.get("tags") or []})
@@ -116,19 +116,12 @@ def home():
                 "tags": list(q.get("tags") or []),
                 "result": _result_summary(results.get(q["id"])),
             })
-        items.sort(key=lambda it: (_ref_key(it["ref"]), it["id"]))
         shown += len(items)
         groups.append({"level": lvl, "label": level_label(lvl), "questions": items})
     return render_template(
         "web/home.html", lang=lang, groups=groups, all_tags=all_tags, level=level, tag=tag, levels=LEVELS,
         shown=shown,
     )
-
-
-def _ref_key(ref: str | None) -> tuple[int, str]:
-    if ref and ref[:1].upper() == "Q" and ref[1:].isdigit():
-        return (int(ref[1:]), ref)
-    return (10_000, ref or "")
 
 
 # --------------------------------------------------------------------------- question page
