@@ -12,7 +12,7 @@ import uuid
 
 from flask import Flask, current_app, g, request
 from itsdangerous import BadSignature
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -41,16 +41,20 @@ def current_learner_id() -> str:
     return learner_id
 
 
+# Built once per dialect that has ``ON CONFLICT DO NOTHING``.
+_UPSERT = {name: insert(Learner.__table__).values(id=bindparam("id"), role="learner").on_conflict_do_nothing(
+    index_elements=["id"]) for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))}
+
+
 def ensure_learner(session: Session, learner_id: str) -> None:
-    """Create the learner row if it does not exist yet (inside the caller's transaction)."""
-    if session.get(Learner, learner_id) is not None:
+    """Create the learner row if it does not exist yet (inside the caller's transaction). On SQLite and
+    PostgreSQL one ``INSERT ... ON CONFLICT DO NOTHING`` with no read before it: it runs in the writer's
+    turn of every attempt, where each statement holds up the writers queued behind it."""
+    stmt = _UPSERT.get(session.get_bind().dialect.name)
+    if stmt is not None:
+        session.connection().execute(stmt, {"id": learner_id})  # Core: no ORM entity is wanted here
         return
-    dialect = session.get_bind().dialect.name
-    if dialect in ("sqlite", "postgresql"):
-        insert = sqlite.insert if dialect == "sqlite" else postgresql.insert
-        stmt = insert(Learner).values(id=learner_id, role="learner").on_conflict_do_nothing(
-            index_elements=["id"])
-        session.execute(stmt)
+    if session.get(Learner, learner_id) is not None:
         return
     try:  # other databases: a savepoint absorbs a concurrent insert of the same id
         with session.begin_nested():

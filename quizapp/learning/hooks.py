@@ -18,12 +18,14 @@ from . import review
 log = logging.getLogger(__name__)
 
 
-def rate_before_commit(session: Session, attempt: Attempt, data: Any) -> dict[str, Any] | None:
+def rate_before_commit(session: Session, attempt: Attempt, data: Any,
+                       history: list[tuple] | None = None) -> dict[str, Any] | None:
     """Rate the card of ``attempt`` (flushed, not yet committed) in a savepoint of its transaction: a
-    failure rolls back the card's changes only, and the attempt is committed as if no card existed."""
+    failure rolls back the card's changes only, and the attempt is committed as if no card existed.
+    ``history``: the learner's timeline of the question read before the attempt (no second read)."""
     try:
         with session.begin_nested():
-            return review.record_attempt(session, attempt, data, commit=False)
+            return review.record_attempt(session, attempt, data, commit=False, history=history)
     except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
         log.exception("review card update failed for attempt %s", attempt.id)
         return None

@@ -37,7 +37,7 @@ from ..models import Attempt, QuestionVersion, ReviewCard
 from ..timeutil import iso_utc
 from . import common
 from .common import EPS, aware, localized
-from ..practice.policy import solution_requested_before
+from ..practice.policy import ATTEMPT, solution_requested_before
 
 RETRY_WINDOW = timedelta(hours=12)
 RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
@@ -95,8 +95,12 @@ def _answered(value: Any) -> bool:
     return value is not None and not (isinstance(value, str) and not value.strip())
 
 
-def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any]) -> Rating | None:
-    """The graded parts' rating of ``attempt`` (None when no graded part counted)."""
+def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any],
+                   history: list[tuple] | None = None) -> Rating | None:
+    """The graded parts' rating of ``attempt`` (None when no graded part counted). ``history``, when the
+    caller has it, is the learner's timeline of the question read before the attempt was stored
+    (:func:`quizapp.practice.policy.timeline`): the earlier attempts and solution requests are then taken
+    from it instead of read again."""
     free = _freetext_ids(data)
     graded = {pid: v for pid, v in (attempt.verdicts or {}).items() if pid not in free}
     if not any(v.get("counted") for v in graded.values()):
@@ -106,13 +110,18 @@ def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any]) 
                for v in graded.values() if float(v.get("weight", 1)) > 0)
     if not full:
         return Rating.Again
-    if solution_requested_before(session, attempt):
+    if solution_requested_before(session, attempt, history):
         return Rating.Again
-    since = aware(attempt.created_at) - RETRY_WINDOW
-    earlier = session.execute(select(Attempt.score, Attempt.max_score).where(
-        Attempt.learner_id == attempt.learner_id, Attempt.question_id == attempt.question_id,
-        Attempt.id != attempt.id, Attempt.counted.is_(True), Attempt.created_at >= since,
-        Attempt.created_at <= attempt.created_at)).all()
+    at = aware(attempt.created_at)
+    since = at - RETRY_WINDOW
+    if history is not None:
+        earlier = [(item[5], item[6]) for item in history
+                   if item[1] == ATTEMPT and item[4] and since <= aware(item[0]) <= at]
+    else:
+        earlier = session.execute(select(Attempt.score, Attempt.max_score).where(
+            Attempt.learner_id == attempt.learner_id, Attempt.question_id == attempt.question_id,
+            Attempt.id != attempt.id, Attempt.counted.is_(True), Attempt.created_at >= since,
+            Attempt.created_at <= attempt.created_at)).all()
     helped = any(int(v.get("hints_used") or 0) for v in graded.values())
     return Rating.Hard if helped or any(s < m - EPS for s, m in earlier) else Rating.Good
 
@@ -132,12 +141,13 @@ def record_reveal(session: Session, learner_id: str, question_id: str,
 
 
 def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
-                   at: datetime | None = None, *, commit: bool = True) -> dict[str, Any] | None:
+                   at: datetime | None = None, *, commit: bool = True,
+                   history: list[tuple] | None = None) -> dict[str, Any] | None:
     """Update the learner's card for a stored attempt (committed, or only flushed with ``commit=False``
     when the caller commits it with the attempt); what the attempt's response shows under ``review``, or
-    None when nothing could be rated."""
+    None when nothing could be rated. ``history``: as for :func:`attempt_rating`."""
     at = at or common.now()
-    rating = attempt_rating(session, attempt, data)
+    rating = attempt_rating(session, attempt, data, history)
     free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in _freetext_ids(data))
     if rating is None and not free_answered:
         return None

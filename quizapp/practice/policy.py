@@ -33,11 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from checkers.bank.schema import TRIES_DEFAULT
 from checkers.kinds import get_kind
 
+from ..learning.common import aware
 from ..models import Attempt, PracticeEvent
 
 CORRECT, TRIES, REQUESTED = "correct", "tries", "requested"
@@ -102,21 +103,29 @@ class PracticeState:
                 "solution_requested": self.requested, "hints_shown": dict(self.hints)}
 
 
+_A, _E = Attempt.__table__.c, PracticeEvent.__table__.c
+# Built once and run on the session's connection (Core): an attempt reads the learner's history of the
+# question in these two indexed statements, with no ORM entity built for it.
+_ATTEMPTS = select(_A.created_at, _A.variant, _A.verdicts, _A.counted, _A.score, _A.max_score).where(
+    _A.learner_id == bindparam("learner"), _A.question_id == bindparam("question"))
+_EVENTS = select(_E.created_at, _E.kind, _E.variant, _E.part_id).where(
+    _E.learner_id == bindparam("learner"), _E.question_id == bindparam("question"),
+    _E.kind.in_(("solution", "hint")))
+
+
 def _timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
     """The learner's counted attempts, hints shown and solution requests on the question, oldest first:
-    ``(created_at, order, variant, verdicts, counted)`` for an attempt (order :data:`ATTEMPT`),
-    ``(created_at, HINT, variant, part_id, None)`` for a hint and ``(created_at, REQUEST, variant, None,
-    None)`` for "show solution"."""
-    attempts = session.execute(select(Attempt.created_at, Attempt.variant, Attempt.verdicts, Attempt.counted)
-                               .where(Attempt.learner_id == learner_id,
-                                      Attempt.question_id == question_id)).all()
-    events = session.execute(select(PracticeEvent.created_at, PracticeEvent.kind, PracticeEvent.variant,
-                                    PracticeEvent.part_id).where(
-        PracticeEvent.learner_id == learner_id, PracticeEvent.question_id == question_id,
-        PracticeEvent.kind.in_(("solution", "hint")))).all()
-    items = [(at, ATTEMPT, v, verdicts or {}, counted) for at, v, verdicts, counted in attempts]
+    ``(created_at, order, variant, verdicts, counted, score, max_score)`` for an attempt (order
+    :data:`ATTEMPT`), ``(created_at, HINT, variant, part_id, None)`` for a hint and ``(created_at, REQUEST,
+    variant, None, None)`` for "show solution"."""
+    if session.new or session.dirty or session.deleted:
+        session.flush()  # what the caller added is part of the history (the ORM's autoflush, done here)
+    conn = session.connection()
+    args = {"learner": learner_id, "question": question_id}
+    items = [(at, ATTEMPT, v, verdicts or {}, counted, score, max_score)
+             for at, v, verdicts, counted, score, max_score in conn.execute(_ATTEMPTS, args)]
     items += [(at, REQUEST, v, None, None) if kind == "solution" else (at, HINT, v, part_id, None)
-              for at, kind, v, part_id in events]
+              for at, kind, v, part_id in conn.execute(_EVENTS, args)]
     items.sort(key=lambda it: (it[0], it[1]))
     return items
 
@@ -144,7 +153,7 @@ def walk(items: list[tuple], data: Mapping[str, Any]) -> Replay:
     items."""
     allowed, graded = tries_allowed(data), bool(_graded_ids(data))
     out = Replay()
-    for _at, order, variant, payload, counted in items:
+    for _at, order, variant, payload, counted, *_ in items:
         seen = out.revealed.get(variant)
         if order == HINT:
             if payload:  # a hint on a revealed variant counts for it alone, like an attempt on it
@@ -184,7 +193,8 @@ def timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]
 
 def attempt_item(attempt: Attempt) -> tuple:
     """A stored attempt as an item of a timeline."""
-    return (attempt.created_at, ATTEMPT, attempt.variant, attempt.verdicts or {}, attempt.counted)
+    return (attempt.created_at, ATTEMPT, attempt.variant, attempt.verdicts or {}, attempt.counted, attempt.score,
+            attempt.max_score)
 
 
 def state(session: Session, learner_id: str | None, question_id: str, variant: int,
@@ -219,8 +229,14 @@ def record_solution_request(session: Session, learner_id: str, question_id: str,
                                   kind="solution"))
 
 
-def solution_requested_before(session: Session, attempt: Attempt) -> bool:
-    """Whether the attempt's learner asked for the solution of its variant before submitting it."""
+def solution_requested_before(session: Session, attempt: Attempt, history: list[tuple] | None = None) -> bool:
+    """Whether the attempt's learner asked for the solution of its variant before submitting it.
+    ``history``, when the caller has it, is the learner's timeline of the question read before the attempt
+    was stored (:func:`timeline`): then it is answered from that, with no query."""
+    if history is not None:
+        at = aware(attempt.created_at)
+        return any(order == REQUEST and variant == attempt.variant and aware(when) <= at
+                   for when, order, variant, *_ in history)
     return session.scalar(select(PracticeEvent.id).where(
         PracticeEvent.learner_id == attempt.learner_id, PracticeEvent.question_id == attempt.question_id,
         PracticeEvent.variant == attempt.variant, PracticeEvent.kind == "solution",

@@ -37,7 +37,7 @@ from ..learners import ensure_learner
 from ..models import Attempt, QuestionVersion
 from .answers import check_answer, json_safe, localize, norm_lang
 from ..i18n import LANGS, N_, in_language
-from .questions import published_version
+from .questions import get_question
 from ..timeutil import iso_utc
 from ..ops.metrics import observe_grading
 from ..practice import credit, policy
@@ -173,25 +173,25 @@ def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solu
 
 
 def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
-                   lang: str = "en", *, before_commit: Callable[[Session, Attempt, Any], Any] | None = None) -> dict:
+                   lang: str = "en", *,
+                   before_commit: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
     attempt (one transaction, committed before this returns). ``before_commit(session, attempt, data)``
     runs on the flushed attempt inside that transaction (what else an attempt writes, committed with it:
-    with ``synchronous=FULL`` each commit is a sync to disk); its result is the body's ``review``.
+    with ``synchronous=FULL`` each commit is a sync to disk), given ``history``, the learner's timeline of
+    the question read before the attempt; its result is the body's ``review``.
     Raises NotFound / ValidationError."""
     lang = norm_lang(lang)
-    version = published_version(session, question_id)
-    if version is None:
-        raise NotFound(f"no question {question_id!r}", "question_id", code="unknown_question")
+    question = get_question(session, question_id)  # raises NotFound
+    question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
-    data = version.data
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    items = policy.timeline(session, learner_id, version.question_id) if learner_id else []
-    before = policy.state(session, learner_id, version.question_id, variant, data, items=items)
+    items = policy.timeline(session, learner_id, question_id) if learner_id else []
+    before = policy.state(session, learner_id, question_id, variant, data, items=items)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
     max_score = sum(v["weight"] for v in verdicts.values())
-    attempt = Attempt(learner_id=learner_id, question_id=version.question_id, question_version_id=version.id,
+    attempt = Attempt(learner_id=learner_id, question_id=question_id, question_version_id=question["version_id"],
                       variant=variant, answers=json_safe(dict(answers)), verdicts=verdicts,
                       score=round(score, 10), max_score=max_score,
                       counted=any(v["counted"] for v in verdicts.values()), lang=lang)
@@ -201,7 +201,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
             session.add(attempt)
             if before_commit is not None:
                 session.flush()  # the attempt's INSERT opens the transaction a savepoint in before_commit needs
-                extra = before_commit(session, attempt, data)
+                extra = before_commit(session, attempt, data, items)
             session.commit()
     except Exception:
         session.rollback()

@@ -58,6 +58,19 @@ def published_rows(session: Session) -> list[dict[str, Any]]:
     return _current(session, str(session.get_bind().url))[1]
 
 
+def published_row(session: Session, qid: str) -> dict[str, Any] | None:
+    """The published row of question ``qid`` (shared: read, never mutated), or None: one aggregate query
+    instead of loading and decoding the version's document on every request that shows or grades it."""
+    return derived(session, _BY_ID, _index).get(qid)
+
+
+_BY_ID = ("published rows by id",)
+
+
+def _index(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for r in rows}
+
+
 def derived(session: Session, key: Hashable, build: Callable[[list[dict[str, Any]]], T]) -> T:
     """``build(rows)`` for the published rows, computed once per fingerprint and ``key`` (the value is
     shared: callers never mutate it). Beyond ``MAX_DERIVED`` keys (a client inventing tags) it is built

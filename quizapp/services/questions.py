@@ -67,11 +67,14 @@ def list_questions(session: Session, level: str | None = None, tag: str | None =
 
 
 def get_question(session: Session, qid: str) -> dict:
-    """The published version of question ``qid``; raises :class:`NotFound`."""
-    version = published_version(session, qid)
-    if version is None:
+    """The published version of question ``qid`` (a copy a caller may annotate, its ``data`` shared and
+    read-only, from the per-process cache as for :func:`list_questions`); raises :class:`NotFound`."""
+    from .question_cache import published_row  # local: question_cache imports this module's row helpers
+
+    row = published_row(session, qid) if isinstance(qid, str) and len(qid) <= 80 else None
+    if row is None:
         raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
-    return _row(version)
+    return dict(row)
 
 
 def published_version(session: Session, qid: str) -> QuestionVersion | None:
