@@ -29,6 +29,7 @@ from _live import call, free_port, hammer, pct, start
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
 import quiz_testing as testing
+from quizapp.config import DEFAULT_THREADS
 
 QID = testing.SAMPLE_QUESTION["id"]
 
@@ -73,7 +74,12 @@ def bench_service(tmp: Path, workers: int, threads: int, clients: int, n: int) -
     base = f"http://127.0.0.1:{port}"
     body = {"answers": {"a": "1.0", "b": "yes"}}
     try:
-        call("GET", base + "/api/v1/questions")  # each worker warms on its own first requests
+        # Steady state is measured: every worker compiles its templates and fills its caches on its first
+        # requests of each kind (a few of each, so that each worker gets some); cold start is bench_start.py.
+        for _ in range(4 * workers):
+            call("GET", base + "/api/v1/questions")
+            call("GET", f"{base}/questions/{QID}")
+            call("POST", f"{base}/api/v1/questions/{QID}/attempts", {**body, "variant": 0})
         out = {
             "list": line("GET /api/v1/questions", *hammer(clients, n, lambda i, k: call("GET", base + "/api/v1/questions")[0])),
             "one": line(f"GET /api/v1/questions/{QID}", *hammer(
@@ -107,7 +113,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, nargs="+", default=[32, 64])
     ap.add_argument("--requests", type=int, default=20, help="requests per client per endpoint")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="per worker (default: quizapp serve's)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-load-") as d:
         tmp = Path(d)

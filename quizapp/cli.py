@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from checkers.bank import BankError, load_bank, selftest
 
 from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
+from .config import DEFAULT_THREADS
 from .db import get_session
 from .migrate import downgrade, upgrade
 from .services.questions import export_bank, load_bank_dir
@@ -107,7 +108,7 @@ def export_command(out: str) -> None:
 @click.option("--port", default=None, type=int, help="default PORT or 5000")
 @click.option("--workers", default=None, type=click.IntRange(1, 256),
               help="worker processes (gunicorn; default WEB_WORKERS or the number of cores)")
-@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64), help="threads per worker")
+@click.option("--threads", default=DEFAULT_THREADS, show_default=True, type=click.IntRange(1, 64), help="threads per worker")
 @click.option("--server", "server_name", type=click.Choice(["auto", "gunicorn", "waitress"]), default="auto",
               show_default=True, help="auto: gunicorn where it runs (Linux), else waitress")
 @click.option("--bank", "bank_path", default=None, help="question folder (default QUIZ_BANK_PATH)")

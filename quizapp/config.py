@@ -35,6 +35,14 @@ SMALL_BODY_LIMIT = 1 * 1024 * 1024
 DEFAULT_MAX_CONTENT_LENGTH = 32 * 1024 * 1024
 #: Seconds one part may take to grade before it is ``undecided``, by default (``GRADE_TIMEOUT``).
 DEFAULT_GRADE_TIMEOUT = 10.0
+#: Threads per server worker (``quizapp serve --threads``): more than the grading slots below, so that page
+#: and question reads still find a thread while submits wait for a slot.
+DEFAULT_THREADS = 32
+#: Grading requests (submits, checks) one process runs at once (``GRADING_SLOTS``; ``quizapp.ops.admission``):
+#: two, so that one can grade while another waits on the disk.
+DEFAULT_GRADING_SLOTS = 2
+#: Seconds a grading request waits for a slot before it is answered 503 (``GRADING_SLOT_WAIT``).
+DEFAULT_GRADING_SLOT_WAIT = 30.0
 #: Elements (all tensors together) of one reference-engine call.
 REFERENCE_MAX_ELEMENTS = 1_000_000
 #: Items and characters the page-rendering endpoint renders in one request.

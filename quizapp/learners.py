@@ -41,6 +41,13 @@ def current_learner_id() -> str:
     return learner_id
 
 
+def learner_is_new() -> bool:
+    """Whether this request's learner id was made up for it (no cookie yet): nothing of such a learner is
+    stored, so a page can show an empty history without reading it."""
+    current_learner_id()
+    return bool(g.get("_learner_new"))
+
+
 # Built once per dialect that has ``ON CONFLICT DO NOTHING``.
 _UPSERT = {name: insert(Learner.__table__).values(id=bindparam("id"), role="learner").on_conflict_do_nothing(
     index_elements=["id"]) for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))}

@@ -35,9 +35,13 @@ def _errors(*codes: int) -> dict[str, Any]:
     return {str(c): _json(_ref("Error"), text[c]) for c in codes}
 
 
-#: Code answers graded on grading hosts (GRADING_BACKEND=rq) can find no verdict in time: a 503 with Retry-After.
-QUEUE_503 = {"503": _json(_ref("Error"), "The grading queue gave no verdict (grading_unavailable, grading_timeout "
-                                          "or grading_failed); retry after Retry-After seconds")}
+#: Every grading endpoint may answer 503 with Retry-After, having stored nothing: its process's grading slots
+#: stayed taken (``busy``, quizapp.ops.admission), the database stayed locked, or code answers graded on
+#: grading hosts (GRADING_BACKEND=rq) found no verdict in time.
+GRADING_503 = {"503": _json(_ref("Error"), "Nothing was stored; retry after Retry-After seconds: every grading "
+                                           "slot stayed taken (busy), the database stayed locked (unavailable), "
+                                           "or the grading queue gave no verdict (grading_unavailable, "
+                                           "grading_timeout or grading_failed)")}
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
@@ -275,11 +279,11 @@ PATHS: dict[str, Any] = {
     "/api/v1/questions/{qid}/validate": {"post": {
         "summary": "Parse an answer without grading it (the 'interpreted as' preview)",
         "operationId": "validateAnswer", "parameters": [QID, LANG], "requestBody": _body(_ref("ValidateRequest")),
-        "responses": {"200": _json(_ref("ValidateResult")), **_errors(404, *BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("ValidateResult")), **_errors(404, *BODY_ERRORS), **GRADING_503}}},
     "/api/v1/questions/{qid}/attempts": {"post": {
         "summary": "Submit answers; the attempt is stored before the 201", "operationId": "submitAttempt",
         "parameters": [QID, LANG], "requestBody": _body(_ref("AttemptRequest")),
-        "responses": {"201": _json(_ref("Attempt"), "Created"), **_errors(404, *BODY_ERRORS, 503)}}},
+        "responses": {"201": _json(_ref("Attempt"), "Created"), **_errors(404, *BODY_ERRORS), **GRADING_503}}},
     "/api/v1/attempts/{attempt_id}": {"get": {
         "summary": "A stored attempt", "operationId": "getAttempt",
         "parameters": [{"name": "attempt_id", "in": "path", "required": True, "schema": {"type": "string"}}, LANG],
@@ -289,14 +293,14 @@ PATHS: dict[str, Any] = {
         "parameters": [LANG], "requestBody": _body(_ref("SymbolicCheckRequest")),
         "x-422-rules": _rules(("constants", "invalid_field", "each constant names a declared variable"),
                               *_assumption_rules("expected", "answer")),
-        "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS), **GRADING_503}}},
     "/api/v1/check/derivation": {"post": {
         "summary": "Does every step follow from the previous one, from start to goal?",
         "operationId": "checkDerivation", "parameters": [LANG],
         "requestBody": _body(_ref("DerivationCheckRequest")),
         "x-422-rules": _rules(("milestones", "invalid_field", "each milestone is a maths expression in the "
                                "declared variables"), *_assumption_rules("start", "goal", "steps")),
-        "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("Verdict")), **_errors(*BODY_ERRORS), **GRADING_503}}},
     "/api/v1/check/code": {"post": {
         "summary": "Run an implementation of an engine function on the code kind's hidden cases",
         "description": "The source runs in a sealed child (no network, no files, CPU/memory/time limits) and "
@@ -316,7 +320,7 @@ PATHS: dict[str, Any] = {
              "that has a convention parameter"),
             ("function", "unsupported_function", "the code kind's generated cases fit the function's "
              "parameters (some functions take probability vectors or per-sequence scores instead)")),
-        "responses": {"200": _json(_ref("CodeVerdict")), **_errors(*BODY_ERRORS), **QUEUE_503}}},
+        "responses": {"200": _json(_ref("CodeVerdict")), **_errors(*BODY_ERRORS), **GRADING_503}}},
     "/api/v1/questions/{qid}/check": {"post": {
         "summary": "A part's practice check (code: the visible cases); costs no attempt, stored nowhere",
         "operationId": "checkPart", "parameters": [QID, LANG],
@@ -324,18 +328,18 @@ PATHS: dict[str, Any] = {
             "schema": _ref("PartCheckRequest"),
             "examples": {"k3": {"summary": "Check a k3 implementation", "value": {
                 "part": "implement", "answer": K3_SOURCE}}}}}},
-        "responses": {"200": _json(_ref("Verdict")), **_errors(404, *BODY_ERRORS), **QUEUE_503}}},
+        "responses": {"200": _json(_ref("Verdict")), **_errors(404, *BODY_ERRORS), **GRADING_503}}},
     "/api/v1/reference": {"get": {
         "summary": "Every reference-engine function with its parameters and outputs",
         "operationId": "listReference", "responses": {"200": _json(_ref("FunctionList")), **_errors(500)}}},
     "/api/v1/reference/{name}": {"post": {
         "summary": "Run an engine function", "operationId": "callReference", "parameters": [FNAME],
         "requestBody": _body(_ref("ReferenceCall")),
-        "responses": {"200": _json(_ref("ReferenceResult")), **_errors(404, *BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("ReferenceResult")), **_errors(404, *BODY_ERRORS), **GRADING_503}}},
     "/api/v1/verify/{name}": {"post": {
         "summary": "Compare claimed outputs with the engine's", "operationId": "verifyReference",
         "parameters": [FNAME], "requestBody": _body(_ref("VerifyRequest")),
-        "responses": {"200": _json(_ref("VerifyResult")), **_errors(404, *BODY_ERRORS)}}},
+        "responses": {"200": _json(_ref("VerifyResult")), **_errors(404, *BODY_ERRORS), **GRADING_503}}},
     "/api/v1/openapi.json": {"get": {
         "summary": "This document", "operationId": "openapi",
         "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {}}}}}},

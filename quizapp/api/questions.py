@@ -118,7 +118,7 @@ def validate_answer(qid: str):
 @bp.post("/questions/<qid>/attempts")
 def submit_attempt(qid: str):
     session = get_session()
-    question_service.get_question(session, qid)  # 404 before looking at the body
+    question = question_service.get_question(session, qid)  # 404 before looking at the body
     body = json_body()
     check_unknown(body, {"variant", "answers", "lang"})
     lang = request_lang(body)
@@ -128,7 +128,7 @@ def submit_attempt(qid: str):
     answers = field(body, "answers", dict)
     # The review card is rated in the attempt's transaction: one durable commit per attempt.
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
-                                            before_commit=rate_before_commit)
+                                            before_commit=rate_before_commit, question=question)
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp

@@ -13,7 +13,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from ..errors import ValidationError
@@ -139,17 +139,16 @@ def list_attempts(session: Session, learner_id: str, *, lang: str = "en", questi
 
 def question_summary(session: Session, learner_id: str | None, question_id: str) -> dict[str, Any]:
     """The learner's attempts on one question: ``count``, ``best`` and ``last`` counted attempt, and the
-    latest :data:`SUMMARY_ATTEMPTS` attempts (newest first)."""
+    latest :data:`SUMMARY_ATTEMPTS` attempts (newest first). Every question page shows it: only the
+    columns it needs are read (no answers or verdicts)."""
     if not learner_id:
         return {"count": 0, "best": None, "last": None, "attempts": []}
-    rows = list(session.scalars(select(Attempt).where(
-        Attempt.learner_id == learner_id, Attempt.question_id == question_id)
-        .order_by(Attempt.created_at.desc(), Attempt.id.desc())))
+    rows = session.connection().execute(_SUMMARY, {"learner": learner_id, "question": question_id}).all()
     counted = [a for a in rows if a.counted]
     best = max(counted, key=lambda a: (a.score / a.max_score if a.max_score else 0.0, a.created_at),
                default=None)
 
-    def brief(a: Attempt | None):
+    def brief(a: Any):
         if a is None:
             return None
         return {"attempt_id": a.id, "score": a.score, "max_score": a.max_score, "variant": a.variant,
@@ -157,3 +156,9 @@ def question_summary(session: Session, learner_id: str | None, question_id: str)
 
     return {"count": len(rows), "best": brief(best), "last": brief(counted[0] if counted else None),
             "attempts": [brief(a) for a in rows[:SUMMARY_ATTEMPTS]]}
+
+
+_T = Attempt.__table__.c
+_SUMMARY = (select(_T.id, _T.score, _T.max_score, _T.variant, _T.counted, _T.created_at)
+            .where(_T.learner_id == bindparam("learner"), _T.question_id == bindparam("question"))
+            .order_by(_T.created_at.desc(), _T.id.desc()))

@@ -13,7 +13,7 @@ from checkers.bank import VARIANT_MAX
 
 from ..db import get_session
 from ..errors import ServiceError
-from ..learners import current_learner_id
+from ..learners import current_learner_id, learner_is_new
 from . import charts, history, pagekit, progress as progress_service, review
 from ..accounts.identity import setup
 from ..i18n import current_lang
@@ -43,7 +43,8 @@ def _pct(x: float | None) -> str:
 def _question_memory() -> dict[str, Any]:
     """``learner_memory(qid)`` for the question page: previous attempts, best and last score."""
     def learner_memory(qid: str) -> dict[str, Any]:
-        return history.question_summary(get_session(), current_learner_id(), qid)
+        learner = None if learner_is_new() else current_learner_id()  # a first visit has no history to read
+        return history.question_summary(get_session(), learner, qid)
 
     return {"learner_memory": learner_memory, "fmt_score": _fmt}
 

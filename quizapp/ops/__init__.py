@@ -1,12 +1,13 @@
 """Operations: request ids and structured logs, health and readiness probes, Prometheus metrics, body sizes
-refused before parsing and rate limits on the grading endpoints. ``init_app(app)`` installs all four; ``after_fork(app)`` runs in each new
+refused before parsing, rate limits and grading slots (admission) on the grading endpoints. ``init_app(app)``
+installs them all; ``after_fork(app)`` runs in each new
 server worker (:mod:`quizapp.serving`)."""
 
 from __future__ import annotations
 
 from flask import Flask
 
-from . import bodies, health, limits, metrics, request_id
+from . import admission, bodies, health, limits, metrics, request_id
 
 
 def init_app(app: Flask) -> None:
@@ -22,6 +23,7 @@ def init_app(app: Flask) -> None:
         funcs.insert(0, fn)
     health.init_app(app)
     limits.init_app(app)
+    admission.init_app(app)  # first around the grading views, so the rate limits wrap the slot
     app.extensions["quizapp.limiter.wrap"]()
 
 

@@ -93,7 +93,7 @@ def test_a_failing_review_card_keeps_the_attempt(app, client, monkeypatch):
     from quizapp.learning import review
     from quizapp.models import Attempt, ReviewCard
 
-    def broken(session, attempt, data, at=None, *, commit=True):
+    def broken(session, attempt, data, at=None, *, commit=True, history=None):
         session.add(new_row(attempt.learner_id, attempt.question_id, datetime.now(timezone.utc)))
         session.flush()  # the card's row is written inside the attempt's transaction, then it fails
         raise RuntimeError("card update failed")
@@ -125,3 +125,28 @@ def test_a_submit_reads_the_learners_history_once(app, client, monkeypatch):
     assert r.status_code == 201
     assert r.get_json()["practice"]["tries_used"] == 2  # the second try on the question, counted once
     assert len(reads) == 1, reads  # the response's state replays the history read before storing
+
+
+def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app, client):
+    from sqlalchemy import event
+
+    from quizapp.db import get_db
+
+    assert _submit(client, 1).status_code == 201  # a history, a learner row and a review card exist
+    statements = []
+
+    def seen(_conn, _cursor, statement, *_args):
+        statements.append(" ".join(statement.split()))
+
+    engine = get_db(app).engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        r = _submit(client, 1)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert r.status_code == 201 and r.get_json()["review"]["reps"] == 2
+    # the published set's fingerprint, the history (attempts, events), the learner upsert, the attempt, the
+    # card (read, written) and its savepoint: the version's document and the history are not read again
+    assert len(statements) <= 9, statements
+    assert sum(s.startswith("SELECT") and "FROM attempts" in s for s in statements) == 1, statements
+    assert not any("FROM question_versions" in s and "count(" not in s for s in statements), statements

@@ -1,0 +1,103 @@
+"""Admission control: at most ``GRADING_SLOTS`` requests of one server process grade at a time.
+
+Grading a submit holds the interpreter for milliseconds of work and a turn at the database's writer lock;
+a page or a question read takes far less. With every thread of a worker free to start grading, a burst of
+submits fills the threads and the reads queue behind them, so a learner opening a page waits as long as
+the slowest submit. The grading endpoints (the rate-limited ones, :mod:`.limits`) therefore take one of a
+few slots per process; a request waiting for a slot sleeps on a semaphore (it does not compete for the
+interpreter), and the other threads keep serving reads. A request that waits longer than
+``GRADING_SLOT_WAIT`` seconds is answered 503 with ``Retry-After`` (code ``busy``) without being graded:
+nothing is stored, so retrying is safe.
+
+==========================  ===============================================================================
+``GRADING_SLOTS``           grading requests one process runs at once (default 2,
+                            :data:`quizapp.config.DEFAULT_GRADING_SLOTS`); ``0`` turns admission control off
+``GRADING_SLOT_WAIT``       seconds a request waits for a slot before the 503 (default 30,
+                            :data:`quizapp.config.DEFAULT_GRADING_SLOT_WAIT`)
+==========================  ===============================================================================
+
+The threads of a worker (``quizapp serve --threads``) must outnumber the slots for reads to pass: the
+default of ``serve`` leaves most threads to them. Each process has its own semaphore; a forked worker makes
+a fresh one (a copy taken while another thread held a slot would never be released).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from typing import Any, Callable
+
+from flask import Flask, current_app
+
+from ..config import DEFAULT_GRADING_SLOT_WAIT, DEFAULT_GRADING_SLOTS
+from ..errors import ServiceUnavailable
+from ..i18n import Message, N_
+from .limits import CHECK_ENDPOINTS, SUBMIT_ENDPOINTS
+
+EXTENSION_KEY = "quizapp.admission"
+
+
+class Busy(ServiceUnavailable, code="busy"):
+    """Every grading slot of the process stayed taken for ``GRADING_SLOT_WAIT`` seconds."""
+
+
+class _Slots:
+    """A semaphore of ``size`` slots, made again in a forked child (see the module docstring)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pid = os.getpid()
+        self._sem = threading.BoundedSemaphore(size)
+
+    def semaphore(self) -> threading.BoundedSemaphore:
+        if self._pid != os.getpid():
+            self._pid, self._sem = os.getpid(), threading.BoundedSemaphore(self.size)
+        return self._sem
+
+
+def config_from_env() -> dict[str, Any]:
+    slots = os.environ.get("GRADING_SLOTS")
+    wait = os.environ.get("GRADING_SLOT_WAIT")
+    try:
+        out = {"GRADING_SLOTS": int(slots) if slots else DEFAULT_GRADING_SLOTS,
+               "GRADING_SLOT_WAIT": float(wait) if wait else DEFAULT_GRADING_SLOT_WAIT}
+    except ValueError as exc:
+        raise RuntimeError(f"GRADING_SLOTS must be an integer and GRADING_SLOT_WAIT a number: {exc}") from None
+    if out["GRADING_SLOTS"] < 0 or out["GRADING_SLOT_WAIT"] <= 0:
+        raise RuntimeError("GRADING_SLOTS must be >= 0 and GRADING_SLOT_WAIT > 0")
+    return out
+
+
+def in_slot(view: Callable[..., Any]) -> Callable[..., Any]:
+    """``view`` run while holding one of the process's grading slots."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        slots: _Slots | None = current_app.extensions.get(EXTENSION_KEY)
+        if slots is None:
+            return view(*args, **kwargs)
+        sem = slots.semaphore()
+        if not sem.acquire(timeout=float(current_app.config["GRADING_SLOT_WAIT"])):
+            raise Busy(Message(N_("The server is busy grading other answers; nothing was stored. Retry in a moment.")))
+        try:
+            return view(*args, **kwargs)
+        finally:
+            sem.release()
+
+    return wrapped
+
+
+def init_app(app: Flask) -> None:
+    """Wrap the grading views (call once the blueprints are registered, before the rate limits wrap them:
+    a request refused by its rate limit never takes a slot)."""
+    for key, value in config_from_env().items():
+        app.config.setdefault(key, value)
+    size = int(app.config["GRADING_SLOTS"])
+    if size <= 0:
+        return
+    app.extensions[EXTENSION_KEY] = _Slots(size)
+    for endpoint in (*SUBMIT_ENDPOINTS, *CHECK_ENDPOINTS):
+        view = app.view_functions.get(endpoint)
+        if view is not None:
+            app.view_functions[endpoint] = in_slot(view)
