@@ -36,6 +36,11 @@
   var root = document.getElementById('question');
   if (!root) { return; }
   var cfg = JSON.parse(root.getAttribute('data-config') || '{}');
+  // The server chose this variant (a first visit, "New variant"): its address goes into the address bar, so
+  // that a reload, a bookmark or a shared link shows the same numbers.
+  if (cfg.address && window.history && window.history.replaceState) {
+    window.history.replaceState(window.history.state, '', cfg.address + window.location.hash);
+  }
   var form = document.getElementById('quiz-form');
   var submitBtn = document.getElementById('submit');
   var formStatus = document.getElementById('form-status');

@@ -7,7 +7,7 @@ import json
 import secrets
 from typing import Any
 
-from flask import jsonify, redirect, render_template, request, url_for
+from flask import jsonify, render_template, request, url_for
 
 from quizapp.api.helpers import limit_small_bodies
 from checkers.memo import Memo
@@ -164,12 +164,17 @@ def question(qid: str):
         return _not_found()
     vmax = int(_bank().VARIANT_MAX)
     seed = _parse_variant(request.args.get("variant"), vmax)
+    address = None
     if seed is None:
+        # A first visit, "New variant" (``prev``: any variant but that one) or a variant out of range is
+        # served at once at a fresh random variant, and the page's script writes that variant's address into
+        # the address bar, so that a reload or a shared link keeps these numbers. (A redirect to it cost one
+        # more round trip on every question opened.)
         prev = _parse_variant(request.args.get("prev"), vmax)
         seed = secrets.randbelow(vmax)
         while seed == prev:
             seed = secrets.randbelow(vmax)
-        return redirect(url_for("web.question", qid=qid, variant=seed), code=302)
+        address = url_for("web.question", qid=qid, variant=seed)
     page = _page_view(row, seed, lang)
     page = dict(page, tries=policy.tries_allowed(row["data"]))
     config = {
@@ -179,6 +184,7 @@ def question(qid: str):
         "api": "/api/v1",
         "render": url_for("web.render"),
         "i18n": js_strings(lang),
+        "address": address,
     }
     # the page's script loads the scripts of the kinds it shows (checkers/kinds/<kind>/kind.js)
     config["kind_scripts"] = kind_scripts(p["kind"] for p in page["parts"])

@@ -198,6 +198,12 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
     _wait(driver, lambda d: "variant=" in d.current_url and "variant=42" not in d.current_url,
           "new variant did not change the variant")
     assert f"/questions/{qid}" in driver.current_url
+    # the page was served at once with the variant the server chose; the address bar now names it, so a
+    # reload shows the same numbers
+    shown = driver.find_element(By.ID, "variant-number").text
+    assert "prev=" not in driver.current_url and driver.current_url.endswith("variant=" + shown.lstrip("#"))
+    driver.refresh()
+    _wait(driver, lambda d: d.find_element(By.ID, "variant-number").text == shown, "a reload changed the variant")
 
     # (the XSS question's harmless <img src="x"> is a 404 on the home page: not a script error)
     errors = [e for e in _console_errors(driver) if "Failed to load resource" not in e]

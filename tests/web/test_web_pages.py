@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from html.parser import HTMLParser
 
@@ -15,10 +17,15 @@ def html_of(resp) -> str:
 
 
 def variant_url(client, qid: str, **params) -> str:
+    """The address of the variant the server chose for a page asked for without one (served at once, the
+    address in the page's config for its script to put in the address bar)."""
     resp = client.get(f"/questions/{qid}", query_string=params)
-    assert resp.status_code == 302
-    loc = resp.headers["Location"]
-    assert re.search(r"[?&]variant=\d+", loc), loc
+    assert resp.status_code == 200
+    config = json.loads(html.unescape(re.search(r"data-config='([^']*)'", html_of(resp)).group(1)))
+    loc = config["address"]
+    assert re.fullmatch(rf"/questions/{qid}\?variant=\d+", loc), loc
+    variant = int(loc.rsplit("=", 1)[1])
+    assert config["variant"] == variant and f"#{variant}" in html_of(resp)  # the page shows that variant
     return loc
 
 
@@ -94,7 +101,7 @@ def test_web_home_shows_last_result(web_app, web_client):
 
 # ------------------------------------------------------------------ question page
 
-def test_web_question_redirects_to_a_variant_then_renders_maths(web_client):
+def test_web_question_gets_a_variant_then_renders_maths(web_client):
     loc = variant_url(web_client, "web-t-numeric")
     resp = web_client.get(loc + "&lang=en")
     assert resp.status_code == 200
@@ -138,9 +145,15 @@ def test_web_question_same_variant_is_stable_and_new_variant_differs(web_client)
         assert "variant=1234" not in loc
 
 
-def test_web_question_bad_variant_redirects(web_client):
+def test_web_question_bad_variant_gets_a_fresh_one(web_client):
     for bad in ("-1", "abc", "1000000", "99999999999"):
-        assert web_client.get(f"/questions/web-t-numeric?variant={bad}").status_code == 302
+        assert "variant=" + bad not in variant_url(web_client, "web-t-numeric", variant=bad)
+
+
+def test_web_question_with_its_variant_has_no_address_to_write(web_client):
+    page = html_of(web_client.get("/questions/web-t-numeric?variant=7&lang=en"))
+    config = json.loads(html.unescape(re.search(r"data-config='([^']*)'", page).group(1)))
+    assert config["variant"] == 7 and config["address"] is None
 
 
 def test_web_question_page_has_no_inline_script(web_client):
