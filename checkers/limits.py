@@ -52,6 +52,12 @@ DERIVATION_BUDGET = 0.8
 #: Part of the derivation budget kept for matching known mistakes after the chain.
 MISTAKE_RESERVE = 0.1
 
+# --- question documents -----------------------------------------------------------------------------------
+#: Nesting (mappings and lists) of one YAML question document. Checked on the parser's event stream before
+#: any object is built: libyaml's composer recurses in C, where a document thousands of levels deep would
+#: overflow the stack instead of raising. A question file nests about ten levels.
+YAML_MAX_DEPTH = 64
+
 # --- memoisation (entries kept per process) ---------------------------------------------------------------
 EQUIVALENCE_CACHE_SIZE = 4096   # decided (expected, answer, variables) comparisons
 ENGINE_CACHE_SIZE = 4096        # reference-engine outputs behind question parameters
@@ -78,4 +84,5 @@ DOCUMENTED: tuple[tuple[str, str, str], ...] = (
     (__name__, "GUARDED_CHECK_TIMEOUT", "seconds (hard limit) of a direct symbolic check"),
     (__name__, "EQUIV_BUDGET", "seconds (soft) the equivalence layers give themselves"),
     (__name__, "DERIVATION_BUDGET", "seconds (soft) shared by the steps of one derivation"),
+    (__name__, "YAML_MAX_DEPTH", "nesting of one YAML question document"),
 )

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from ..limits import YAML_MAX_DEPTH
 from .schema import BankError, validate_question
 from .tags import TAGS_FILE, check_tags, load_tag_list
 
@@ -17,6 +18,16 @@ SUFFIXES = (".yaml", ".yml")
 
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+# libyaml's parser (C) reads a question file about ten times faster than the pure-Python one; the objects
+# are still built by the same safe constructors, duplicate keys refused alike. Where PyYAML was built without
+# libyaml the pure-Python loader does everything.
+_CLoader = getattr(yaml, "CSafeLoader", None)
+
+
+class _StrictFastLoader(_CLoader or yaml.SafeLoader):  # type: ignore[misc,valid-type]
+    """CSafeLoader that refuses duplicate keys; used only on documents whose nesting was checked first."""
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -33,11 +44,31 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictFastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+def _check_nesting(text: str, file: Any) -> None:
+    """Refuse a document nested deeper than :data:`checkers.limits.YAML_MAX_DEPTH` from libyaml's event
+    stream (an iterative parser: no recursion, and it stops at the first level too deep)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_CLoader):
+        if isinstance(event, _OPEN):
+            depth += 1
+            if depth > YAML_MAX_DEPTH:
+                raise BankError(file, "(yaml)", f"the document is nested more than {YAML_MAX_DEPTH} levels deep")
+        elif isinstance(event, _CLOSE):
+            depth -= 1
 
 
 def parse_yaml(text: str, file: Any = None) -> Any:
+    """The YAML document ``text`` (safe types only, duplicate keys refused); raises :class:`BankError`."""
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
+        if _CLoader is None:
+            return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
+        _check_nesting(text, file)
+        return yaml.load(text, Loader=_StrictFastLoader)  # noqa: S506 - CSafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(yaml)"
@@ -55,14 +86,20 @@ def parse_yaml(text: str, file: Any = None) -> Any:
         raise BankError(file, "(yaml)", f"not valid YAML: {str(exc).split(';')[0]}") from None
 
 
-def load_question_file(path: str | Path) -> dict:
-    """Read and validate one question file; raises :class:`BankError`."""
+def read_question_file(path: str | Path) -> Any:
+    """Read and parse one question file, not validated (:func:`load_question_file` validates it too);
+    raises :class:`BankError`."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BankError(path, "(file)", f"cannot read: {exc}") from None
-    data = parse_yaml(text, path)
+    return parse_yaml(text, path)
+
+
+def load_question_file(path: str | Path) -> dict:
+    """Read and validate one question file; raises :class:`BankError`."""
+    data = read_question_file(path)
     validate_question(data, path)
     return data
 

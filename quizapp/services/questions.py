@@ -14,7 +14,8 @@ from typing import Any, Iterable
 
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
-from checkers.bank import BankError, content_hash, dump_question, load_question_file, question_files
+from checkers.bank import (BankError, content_hash, dump_question, question_files, read_question_file,
+                           validate_question)
 from checkers.bank.tags import check_tags, load_tag_list
 
 from ..errors import NotFound
@@ -166,34 +167,59 @@ class SyncSummary:
         return "\n".join(lines)
 
 
+def _latest_hashes(session: Session) -> dict[str, tuple[str, str | None]]:
+    """``{question id: (content hash, source)}`` of each question's latest non-draft version, in one query
+    of three columns (no document is read or decoded)."""
+    v = QuestionVersion.__table__.c
+    out: dict[str, tuple[int, str, str | None]] = {}
+    for qid, number, digest, source in session.connection().execute(
+            select(v.question_id, v.number, v.content_hash, v.source).where(v.status != "draft")):
+        if qid not in out or number > out[qid][0]:
+            out[qid] = (number, digest, source)
+    return {qid: (digest, source) for qid, (_n, digest, source) in out.items()}
+
+
 def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummary:
     """Load (source, question) pairs: same content hash as the latest non-draft version -> nothing;
     changed -> a new published version; new id -> a new question. Commits once at the end."""
     summary = SyncSummary()
     if session.get_bind().dialect.name == "postgresql":  # workers starting together load one at a time
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": BANK_LOCK_KEY})
+    latest = _latest_hashes(session)  # read under the lock: what another loader committed is seen
     for source, data in items:
         digest = content_hash(data)
-        latest = session.scalars(
-            select(QuestionVersion)
-            .where(QuestionVersion.question_id == data["id"], QuestionVersion.status != "draft")
-            .order_by(QuestionVersion.number.desc()).limit(1)).first()
-        if latest is not None and latest.content_hash == digest:
+        known = latest.get(data["id"])
+        if known is not None and known[0] == digest:
             summary.unchanged.append(data["id"])
             continue
         add_version(session, data, content_hash=digest, status="published", source=source)
-        (summary.updated if latest is not None else summary.added).append(data["id"])
+        (summary.updated if known is not None else summary.added).append(data["id"])
     session.commit()
     return summary
 
 
+def _loaded_before(data: Any, source: str, latest: dict[str, tuple[str, str | None]]) -> bool:
+    """Whether ``data`` (parsed, not validated) is exactly what its latest version was loaded from, from the
+    same file: it was validated then, and validating it again (which runs its generators, importing the
+    reference engine) would only repeat that."""
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return False
+    try:
+        return latest.get(data["id"]) == (content_hash(data), source)
+    except (TypeError, ValueError):  # not JSON-able: validation names the problem
+        return False
+
+
 def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
     """Validate every file under ``root`` and sync the valid ones. A file that fails validation (or
-    repeats another file's id) is skipped and listed in ``summary.errors``; the others still load."""
+    repeats another file's id) is skipped and listed in ``summary.errors``; the others still load. A file
+    whose content and path are those of its question's latest version is not validated again
+    (:func:`_loaded_before`): a restart with an unchanged bank parses the files and hashes them, no more."""
     root = Path(root)
     if not root.exists():
         raise FileNotFoundError(f"no question folder at {root}")
     curated = load_tag_list(root)  # a folder with tags.yml admits only its tags
+    latest = _latest_hashes(session)
     items: list[tuple[str, dict]] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
@@ -203,7 +229,9 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
         except ValueError:
             rel = path.name
         try:
-            data = load_question_file(path)
+            data = read_question_file(path)
+            if not _loaded_before(data, f"bank:{rel}", latest):
+                validate_question(data, path)
             if curated:
                 check_tags(data, curated, path)
         except BankError as exc:

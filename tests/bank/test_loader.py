@@ -93,3 +93,30 @@ def test_cli_reports_failures(tmp_path: Path, capsys):
     assert main(["selftest", "--seeds", "2", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "same-as-answer" in out
+
+
+def test_nesting_is_bounded_before_the_document_is_built():
+    from checkers.bank import BankError, parse_yaml
+    from checkers.limits import YAML_MAX_DEPTH
+
+    at_limit = "[" * YAML_MAX_DEPTH + "]" * YAML_MAX_DEPTH
+    value = parse_yaml(at_limit)
+    for _ in range(YAML_MAX_DEPTH - 1):
+        value = value[0]
+    assert value == []
+    for depth in (YAML_MAX_DEPTH + 1, 200_000):  # the second would overflow the C composer's stack
+        with pytest.raises(BankError, match=f"nested more than {YAML_MAX_DEPTH} levels"):
+            parse_yaml("[" * depth + "]" * depth)
+    deep_block = "".join("  " * i + "k:\n" for i in range(YAML_MAX_DEPTH + 1)) + "  " * (YAML_MAX_DEPTH + 1) + "v\n"
+    with pytest.raises(BankError, match="nested more than"):
+        parse_yaml(deep_block)
+
+
+def test_duplicate_keys_and_syntax_errors_are_refused_with_their_place():
+    from checkers.bank import BankError, parse_yaml
+
+    with pytest.raises(BankError, match="duplicate key 'a'"):
+        parse_yaml("a: 1\nb: 2\na: 3\n")
+    with pytest.raises(BankError) as err:
+        parse_yaml("a: [1, 2\nb: 3\n")
+    assert err.value.line is not None and err.value.column is not None

@@ -93,3 +93,40 @@ def test_export_writes_bank_files(session, tmp_path):
     written = questions.export_bank(session, out)
     assert [p.relative_to(out).as_posix() for p in written] == ["L1/svc-sample-double.yaml"]
     assert load_bank(out) == [testing.sample_question()]
+
+
+def test_a_restart_with_an_unchanged_bank_validates_nothing_again(session, tmp_path, monkeypatch):
+    import yaml
+
+    validated = []
+    original = questions.validate_question
+
+    def counted(data, path=None):
+        validated.append(data.get("id") if isinstance(data, dict) else None)
+        return original(data, path)
+
+    monkeypatch.setattr(questions, "validate_question", counted)
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question(id="svc-files-a"),
+                              testing.sample_question(id="svc-files-b", tags=["dpo"]))
+    first = questions.load_bank_dir(session, bank)
+    assert sorted(first.added) == ["svc-files-a", "svc-files-b"] and sorted(validated) == sorted(first.added)
+
+    validated.clear()
+    again = questions.load_bank_dir(session, bank)
+    assert sorted(again.unchanged) == ["svc-files-a", "svc-files-b"] and validated == []
+
+    # a changed file is validated again (and a broken change is refused, the published version kept)
+    path = next(p for p in bank.rglob("*.yaml") if "svc-files-a" in p.read_text())
+    data = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({**data, "level": "L9"}, allow_unicode=True))
+    broken = questions.load_bank_dir(session, bank)
+    assert validated == ["svc-files-a"] and broken.errors and "level" in broken.errors[0]
+    assert questions.get_question(session, "svc-files-a")["level"] == testing.SAMPLE_QUESTION["level"]
+
+    # the same content under another path is validated there (a question's folder must match its level)
+    validated.clear()
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    moved = path.parent / "elsewhere" / path.name
+    moved.parent.mkdir()
+    path.rename(moved)
+    assert questions.load_bank_dir(session, bank).unchanged and validated == ["svc-files-a"]
