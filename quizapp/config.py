@@ -25,8 +25,6 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from checkers.limits import YAML_MAX_DEPTH  # noqa: F401 - re-exported beside YAML_MAX_NODES
-
 #: The checkout (editable install): holds ``questions/`` and ``migrations/``.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,8 +52,8 @@ RENDER_MAX_CHARS = 200_000
 VIEW_CACHE_SIZE = 512
 #: Characters of a question file previewed on the authoring page.
 PREVIEW_MAX_CHARS = 200_000
-#: Nodes (aliases expanded) of an author's YAML document; its nesting is ``YAML_MAX_DEPTH``, whose home is
-#: ``checkers.limits`` (the bank loader refuses deeper documents before building them).
+#: Nodes (aliases expanded) of an author's YAML document (its nesting: ``checkers.limits.YAML_MAX_DEPTH``,
+#: which the bank loader checks before building any document).
 YAML_MAX_NODES = 100_000
 #: Seconds a mock interview gives one question, by level (longer derivations at the higher levels); the
 #: page counts them down, the server judges them (``quizapp.mock.timing``).

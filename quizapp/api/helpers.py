@@ -11,8 +11,8 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
-from ..i18n import N_, Message, note_body_lang
-from ..services.answers import norm_lang, type_name
+from ..i18n import LANGS, N_, Message, note_body_lang
+from ..services.answers import type_name
 from ..unicode_text import encodable
 
 _MISSING = object()
@@ -123,12 +123,25 @@ def check_unknown(body: dict, allowed: set[str]) -> None:
                                           allowed=", ".join(sorted(allowed))), key, code="unknown_field")
 
 
+def _documented_lang(value: Any, field: str) -> str:
+    """``value`` when it is one of the codes the OpenAPI document lists (``en``, ``zh``); otherwise a 422
+    naming ``field``. The pages read language tags such as ``zh-CN`` from browsers; the API promises its
+    exact codes, and a request the document forbids (``""``, ``"EN"``) is refused, not guessed at."""
+    if not isinstance(value, str) or value not in LANGS:
+        raise ValidationError(Message(N_("%(field)s must be one of %(langs)s"), field=field,
+                                      langs=", ".join(repr(code) for code in LANGS)), field)
+    return value
+
+
 def request_lang(body: dict | None = None) -> str:
-    """The body's ``lang``, else the query's; a wrong value in either is a 422 naming it (the query's is
-    checked even when the body's wins, so a request the document forbids is never answered)."""
-    query = norm_lang(request.args.get("lang"))
-    if body is not None and body.get("lang") is not None:
-        return norm_lang(body.get("lang"))
+    """The body's ``lang``, else the query's, else English; a value outside the documented codes in either
+    is a 422 naming it (the query's is checked even when the body's wins, so a request the document forbids
+    is never answered)."""
+    query = request.args.get("lang")
+    # an empty query value is no value (the document's allowEmptyValue: an HTML form's unset field)
+    query = LANGS[0] if query in (None, "") else _documented_lang(query, "lang")
+    if body is not None and "lang" in body:
+        return _documented_lang(body["lang"], "lang")
     return query
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from checkers.bank import BankError, parse_yaml as _parse
+from checkers.limits import YAML_MAX_DEPTH as MAX_DEPTH
 
-from ..config import YAML_MAX_DEPTH as MAX_DEPTH
 from ..config import YAML_MAX_NODES as MAX_NODES
 
 

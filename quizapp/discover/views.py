@@ -6,13 +6,12 @@ from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
-from ..api.helpers import ok
+from ..api.helpers import ok, request_lang
 from ..db import get_session
 from ..errors import ValidationError
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
 from ..learning import pagekit
-from ..services.answers import norm_lang
 from . import walk
 from .catalog import tag_label, tag_names
 from ..levels import level_label
@@ -53,7 +52,7 @@ def api_search():
     """Questions matching a full-text query and filters, in walk order, with the caller's status."""
     tags = tag_names()
     flt = walk.parse_filter(request.args, tags)
-    norm_lang(request.args.get("lang"))  # a ?lang= outside en/zh is a 422 naming it, as the document says
+    request_lang()  # a ?lang= outside the documented codes is a 422 naming it
     lang = current_lang()
     rows = walk.matching(get_session(), flt, current_learner_id(), tags)
     return ok({"questions": [_item(r, lang) for r in rows], "total": len(rows), "filter": flt})

@@ -159,6 +159,23 @@ def test_the_query_lang_is_checked_even_when_the_body_names_one(client):
     assert resp.status_code == 200  # an empty query value is no value: the body's language applies
 
 
+@pytest.mark.parametrize("lang", ["", "EN", "zh-CN", None, 1, ["en"]])
+def test_the_body_lang_is_one_of_the_documented_codes(client, lang):
+    resp = client.post("/api/v1/check/symbolic", json={"expected": "x", "answer": "x", "lang": lang,
+                                                        "variables": {"x": {}}})
+    assert _envelope(resp, 422)["field"] == "lang"
+    for code in ("en", "zh"):
+        resp = client.post("/api/v1/check/symbolic", json={"expected": "x", "answer": "x", "lang": code,
+                                                            "variables": {"x": {}}})
+        assert resp.status_code == 200
+
+
+def test_the_query_lang_is_one_of_the_documented_codes(client):
+    for lang in ("EN", "zh-CN", "zh_Hans"):
+        assert _envelope(client.get(f"/api/v1/questions?lang={lang}"), 422)["field"] == "lang"
+        assert _envelope(client.get(f"/api/v1/search?lang={lang}"), 422)["field"] == "lang"
+
+
 def test_search_refuses_a_language_it_does_not_speak(client):
     assert _envelope(client.get("/api/v1/search?lang=xx"), 422)["field"] == "lang"
     assert client.get("/api/v1/search?lang=").status_code == 200  # empty: the default, as documented
