@@ -18,8 +18,10 @@ first use in each process, never at import, so a worker forked from the master m
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
+import struct
 import threading
 import time
 from typing import Any
@@ -27,6 +29,7 @@ from typing import Any
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client import multiprocess, values
+from prometheus_client.mmap_dict import MmapedDict
 
 from checkers import sandbox
 
@@ -111,11 +114,27 @@ def _end(response):
     return response
 
 
+class _SettledFilesCollector(multiprocess.MultiProcessCollector):
+    """The multiprocess collector, reading only the value files that can be read whole: a worker forked a
+    moment ago may still be creating its file (empty, or without its header yet), and one such file must
+    not turn the whole scrape into a 500 during a rolling restart. Such a file holds no counts yet."""
+
+    def collect(self):
+        files = []
+        for path in glob.glob(os.path.join(self._path, "*.db")):
+            try:
+                MmapedDict.read_all_values_from_file(path)
+            except (OSError, ValueError, struct.error):  # being created (or removed) by another process
+                continue
+            files.append(path)
+        return self.merge(files, accumulate=True)
+
+
 def render() -> tuple[bytes, str]:
     folder = multiprocess_dir()
     if folder:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry, path=folder)
+        _SettledFilesCollector(registry, path=folder)
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(_get()["registry"]), CONTENT_TYPE_LATEST
 

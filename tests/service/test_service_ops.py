@@ -86,6 +86,26 @@ def test_metrics_count_requests_grading_and_kills(client):
     assert [_value(after, s) - _value(before, s) for s in series] == [1.0, 1.0, 1.0, 1.0, 1.0]
 
 
+def test_a_value_file_being_created_does_not_fail_the_scrape(tmp_path, monkeypatch):
+    """During a rolling restart a new worker's file may exist before its header does: the scrape skips it
+    and still sums the others."""
+    import json
+
+    from prometheus_client.mmap_dict import MmapedDict
+
+    from quizapp.ops import metrics
+
+    key = json.dumps(["quizapp_worker_restarts", "quizapp_worker_restarts_total", {}, "Server workers that exited"])
+    settled = MmapedDict(str(tmp_path / "counter_101.db"))
+    settled.write_value(key, 3.0, 0.0)
+    settled.close()
+    (tmp_path / "counter_102.db").write_bytes(b"")       # created, not yet sized
+    (tmp_path / "histogram_103.db").write_bytes(b"\x01")  # not even a header
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    body, _type = metrics.render()
+    assert "quizapp_worker_restarts_total 3.0" in body.decode()
+
+
 def test_share_of_a_limit_per_worker():
     assert limits._share("30/minute", 1) == "30/minute"
     assert limits._share("30/minute", 4) == "7/1 minute"

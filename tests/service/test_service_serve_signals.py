@@ -87,7 +87,7 @@ def test_sighup_then_sigterm_leave_no_traceback(tmp_path):
         text = ""
         for _ in range(300):
             status, body = _get(base + "/metrics")
-            assert status == 200
+            assert status == 200, "".join(err)[-4000:]
             text = body.decode()
             if "quizapp_worker_restarts_total 2.0" in text:
                 break
