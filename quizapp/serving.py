@@ -92,7 +92,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         "bind": f"{host}:{port}",
         "workers": workers,
         "threads": threads,
-        "worker_class": "gthread",
+        "worker_class": "quizapp.serving_worker.DrainingThreadWorker",  # gthread that drains on a graceful stop
         "preload_app": preload,
         "graceful_timeout": graceful_timeout,
         # A request grades within GRADE_TIMEOUT; a worker silent for much longer than that is stuck.

@@ -105,3 +105,60 @@ def test_sighup_then_sigterm_leave_no_traceback(tmp_path):
     assert "Traceback" not in stderr, stderr[-4000:]
     assert "Shutting down: Master" in stderr  # the graceful path ran to its end
     assert not folders[0].exists()  # the master removed its folder once the last worker was reaped
+
+
+def _try_get(url):
+    """``_get``, with a dropped or reset connection as a value instead of an exception."""
+    try:
+        return _get(url)[0]
+    except OSError as err:
+        return type(err).__name__
+
+
+@pytest.mark.slow
+def test_rolling_restarts_drop_no_request(tmp_path):
+    """Clients keep asking while the workers are replaced three times: every request is answered 200. (A
+    plain gthread worker closed the connections it had accepted but not yet read: resets under HUP.)"""
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "drain",
+                "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", "QUIZ_LOG_JSON": "0"})
+    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
+           "--workers", "2", "--threads", "4"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out: list[str] = []
+    try:
+        for line in proc.stdout:
+            out.append(line)
+            if line.startswith("serving on http://"):
+                break
+        else:
+            raise AssertionError("".join(out))
+        threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True).start()
+        url = f"http://127.0.0.1:{port}/api/v1/questions/{testing.SAMPLE_QUESTION['id']}"
+        assert _try_get(url) == 200
+        done = threading.Event()
+        answers: list = []
+
+        def client():
+            while not done.is_set() and len(answers) < 20_000:  # bounded: ends with the restarts or here
+                answers.append(_try_get(url))
+
+        clients = [threading.Thread(target=client) for _ in range(4)]
+        for c in clients:
+            c.start()
+        try:
+            for _ in range(3):
+                before = _wait_for_workers(proc.pid)
+                os.kill(proc.pid, signal.SIGHUP)
+                _wait_for_workers(proc.pid, avoid=before)
+        finally:
+            done.set()
+            for c in clients:
+                c.join(timeout=120)
+        failed = [a for a in answers if a != 200]
+        assert len(answers) > 50 and not failed, (len(answers), failed[:10], "".join(out)[-3000:])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
