@@ -7,10 +7,15 @@ whose connection it had just accepted gets a reset instead of an answer, althoug
 lose nothing. This worker stops *accepting* first, keeps its loop running until each connection it had
 accepted has been served (or the graceful timeout has passed), and only then exits as gthread does. Idle
 keep-alive connections carry no request and are closed at once, as before.
+
+The master sends SIGTERM again on each of its rounds until a retiring worker is gone; one that arrived
+while the worker's interpreter was shutting down (its handlers already reset) ended it by the signal, and
+the master logged an ERROR for an orderly exit. Once its loop is done the worker blocks SIGTERM.
 """
 
 from __future__ import annotations
 
+import signal
 import time
 
 from gunicorn.workers.gthread import ThreadWorker
@@ -21,6 +26,11 @@ class DrainingThreadWorker(ThreadWorker):
 
     draining_until: float | None = None
     accepting: bool = True
+
+    def run(self) -> None:
+        super().run()
+        # Done: what follows is the interpreter's own exit, which a repeated SIGTERM must not cut short.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
     def handle_exit(self, sig, frame) -> None:
         # Only a deadline here (a signal handler): the event loop does the rest between two of its rounds.
