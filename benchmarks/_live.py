@@ -3,6 +3,7 @@ on a free loopback port, wait for its "serving on" line, and drive it with bound
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -54,7 +55,7 @@ def call(method: str, url: str, body: dict | None = None, timeout: float = 30) -
     except urllib.error.HTTPError as exc:
         exc.read()
         return exc.code, None
-    except (OSError, urllib.error.URLError):
+    except (OSError, urllib.error.URLError, http.client.HTTPException):  # a killed server cut the answer short
         return None, None
 
 
