@@ -147,3 +147,34 @@ def test_authoring_api_export_import_roundtrip_with_real_bank(tmp_path, authorin
         assert again == exported  # same paths, same bytes, same content hashes
         get_db(b).dispose()
     get_db(a).dispose()
+
+
+def test_reimporting_unchanged_files_self_tests_only_what_changed(authoring_client, authoring_creds,
+                                                                    authoring_question, monkeypatch):
+    import yaml
+
+    from quizapp.authoring import service
+
+    tested = []
+    original = service.selftest_report
+
+    def counted(data, seeds=service.MIN_SEEDS):
+        tested.append(data["id"])
+        return original(data, seeds)
+
+    monkeypatch.setattr(service, "selftest_report", counted)
+    h = {"Authorization": f"Bearer {authoring_creds['author_token']}"}
+    first = authoring_question("auth-reimport-a")
+    second = authoring_question("auth-reimport-b")
+    files = [{"path": f"L1/{q['id']}.yaml", "content": yaml.safe_dump(q, allow_unicode=True)} for q in (first, second)]
+    r = authoring_client.post("/api/v1/import", json={"files": files}, headers=h)
+    assert r.status_code == 200 and sorted(r.get_json()["added"]) == ["auth-reimport-a", "auth-reimport-b"]
+    assert sorted(tested) == ["auth-reimport-a", "auth-reimport-b"]
+
+    tested.clear()
+    changed = dict(second, tags=[*second["tags"], "changed"])
+    files[1]["content"] = yaml.safe_dump(changed, allow_unicode=True)
+    r = authoring_client.post("/api/v1/import", json={"files": files}, headers=h)
+    body = r.get_json()
+    assert r.status_code == 200 and body["unchanged"] == ["auth-reimport-a"] and body["updated"] == ["auth-reimport-b"]
+    assert tested == ["auth-reimport-b"]  # the unchanged file goes live as it is: not tested again
