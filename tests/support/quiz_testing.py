@@ -118,11 +118,22 @@ def serve_in_thread(app, *, threads: int = 4, name: str = "quiz-live-server") ->
     from waitress.server import create_server
 
     server = create_server(app, host="127.0.0.1", port=0, threads=threads)
-    thread = threading.Thread(target=server.run, name=name, daemon=True)
+    closing = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:
+            # closing the sockets from this side can land while the loop is in select(): EBADF, nothing lost
+            if not closing.is_set():
+                raise
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
+        closing.set()
         server.close()
         thread.join(timeout=10)
 
