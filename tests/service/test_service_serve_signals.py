@@ -37,6 +37,34 @@ def _worker_pids(master):
         return {int(p) for p in f.read().split()}
 
 
+def _serve(tmp_path, threads: int, **env_extra):
+    """``quizapp serve`` with two workers on a free port, the sample question loaded, metrics in a folder it
+    makes itself; returns once it announced itself: ``(proc, base url, stdout lines, stderr lines)``, both
+    read on in the background by ``proc.readers``. The caller stops ``proc``."""
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "signals",
+                "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", **env_extra})
+    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
+           "--workers", "2", "--threads", str(threads)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out: list[str] = []
+    err: list[str] = []
+    proc.readers = [threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True)]
+    proc.readers[0].start()
+    for line in proc.stdout:
+        out.append(line)
+        if line.startswith("serving on http://"):
+            break
+    else:
+        proc.wait(timeout=60)
+        raise AssertionError("".join(out) + "".join(err))
+    proc.readers.append(threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True))
+    proc.readers[1].start()
+    return proc, f"http://127.0.0.1:{port}", out, err
+
+
 def _wait_for_workers(master, avoid=frozenset()):
     """Two workers, none of them in ``avoid``: the master announces before it has forked them all, and after
     SIGHUP the old ones are gone once the master has reaped them. Bounded by polls, not by a clock."""
@@ -51,27 +79,8 @@ def _wait_for_workers(master, avoid=frozenset()):
 
 @pytest.mark.slow
 def test_sighup_then_sigterm_leave_no_traceback(tmp_path):
-    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "signals",
-                "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", "TMPDIR": str(tmp_path)})
-    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
-           "--workers", "2", "--threads", "2"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = [], []
-    err_reader = threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True)
-    err_reader.start()
+    proc, base, out, err = _serve(tmp_path, 2, TMPDIR=str(tmp_path))
     try:
-        for line in proc.stdout:
-            out.append(line)
-            if line.startswith("serving on http://"):
-                break
-        else:
-            raise AssertionError("".join(out) + "".join(err))
-        out_reader = threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True)
-        out_reader.start()
-        base = f"http://127.0.0.1:{port}"
         question = f"{base}/api/v1/questions/{testing.SAMPLE_QUESTION['id']}"
         assert _get(question)[0] == 200
         folders = [p for p in tmp_path.iterdir() if p.name.startswith("quizapp-metrics-")]
@@ -100,7 +109,8 @@ def test_sighup_then_sigterm_leave_no_traceback(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    err_reader.join(timeout=10)
+    for reader in proc.readers:
+        reader.join(timeout=10)
     stderr = "".join(err)
     assert "Traceback" not in stderr, stderr[-4000:]
     assert "[ERROR]" not in stderr, stderr[-4000:]  # a retiring worker exits by itself, not by a signal
@@ -120,24 +130,9 @@ def _try_get(url):
 def test_rolling_restarts_drop_no_request(tmp_path):
     """Clients keep asking while the workers are replaced three times: every request is answered 200. (A
     plain gthread worker closed the connections it had accepted but not yet read: resets under HUP.)"""
-    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "drain",
-                "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", "QUIZ_LOG_JSON": "0"})
-    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
-           "--workers", "2", "--threads", "4"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out: list[str] = []
+    proc, base, out, err = _serve(tmp_path, 4, QUIZ_LOG_JSON="0")
     try:
-        for line in proc.stdout:
-            out.append(line)
-            if line.startswith("serving on http://"):
-                break
-        else:
-            raise AssertionError("".join(out))
-        threading.Thread(target=lambda: out.extend(proc.stdout), daemon=True).start()
-        url = f"http://127.0.0.1:{port}/api/v1/questions/{testing.SAMPLE_QUESTION['id']}"
+        url = f"{base}/api/v1/questions/{testing.SAMPLE_QUESTION['id']}"
         assert _try_get(url) == 200
         done = threading.Event()
         answers: list = []
@@ -159,7 +154,7 @@ def test_rolling_restarts_drop_no_request(tmp_path):
             for c in clients:
                 c.join(timeout=120)
         failed = [a for a in answers if a != 200]
-        assert len(answers) > 50 and not failed, (len(answers), failed[:10], "".join(out)[-3000:])
+        assert len(answers) > 50 and not failed, (len(answers), failed[:10], "".join(out + err)[-3000:])
     finally:
         proc.terminate()
         proc.wait(timeout=60)
