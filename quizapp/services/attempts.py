@@ -177,12 +177,12 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                    before_commit: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
                    question: Mapping[str, Any] | None = None) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
-    attempt (one transaction, committed before this returns). ``before_commit(session, attempt, data)``
-    runs on the flushed attempt inside that transaction (what else an attempt writes, committed with it:
-    with ``synchronous=FULL`` each commit is a sync to disk), given ``history``, the learner's timeline of
-    the question read before the attempt; its result is the body's ``review``. ``question``: the published
-    question (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up.
-    Raises NotFound / ValidationError."""
+    attempt (one transaction, committed before this returns). ``before_commit(session, attempt, data,
+    history)`` runs on the flushed attempt inside that transaction (what else an attempt writes, committed
+    with it: with ``synchronous=FULL`` each commit is a sync to disk); ``history`` is the learner's timeline
+    of the question read before the attempt, and the result is the body's ``review``. ``question``: the
+    published question (:func:`quizapp.services.questions.get_question`) when the caller has already looked
+    it up (its ``data`` is shared and only read). Raises NotFound / ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
