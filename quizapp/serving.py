@@ -88,6 +88,11 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
     def child_exit(_server, worker) -> None:
         worker_exited(worker.pid)
 
+    def worker_exit(_server, worker) -> None:
+        leave = getattr(worker, "leave", None)  # quizapp.serving_worker: exit without finalising the heap
+        if leave is not None:
+            leave()
+
     options: dict[str, Any] = {
         "bind": f"{host}:{port}",
         "workers": workers,
@@ -105,6 +110,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         "when_ready": when_ready,
         "post_fork": post_fork,
         "child_exit": child_exit,
+        "worker_exit": worker_exit,
     }
 
     class _Application(BaseApplication):

@@ -3,6 +3,7 @@
 metrics intact; SIGTERM stops it with status 0. Neither prints a traceback: a forked worker leaving used to
 remove the master's metrics folder, so the master's ``child_exit`` hook failed on the missing files."""
 
+import json
 import os
 import signal
 import socket
@@ -11,6 +12,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -65,6 +67,38 @@ def _serve(tmp_path, threads: int, **env_extra):
     return proc, f"http://127.0.0.1:{port}", out, err
 
 
+def _children(pid):
+    """Children of every thread of ``pid`` (a worker's request threads start its grader pool)."""
+    out = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            out |= {int(p) for p in (task / "children").read_text().split()}
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+    return out
+
+
+def _descendants(pid):
+    """Every process below ``pid`` (workers, their grader pools)."""
+    out, todo = set(), [pid]
+    while todo:
+        try:
+            children = _children(todo.pop())
+        except FileNotFoundError:  # gone meanwhile
+            continue
+        out |= children
+        todo.extend(children)
+    return out
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][:1] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def _wait_for_workers(master, avoid=frozenset()):
     """Two workers, none of them in ``avoid``: the master announces before it has forked them all, and after
     SIGHUP the old ones are gone once the master has reaped them. Bounded by polls, not by a clock."""
@@ -103,8 +137,24 @@ def test_sighup_then_sigterm_leave_no_traceback(tmp_path):
             threading.Event().wait(0.1)
         assert "quizapp_worker_restarts_total 2.0" in text, text[-2000:]
 
+        body = json.dumps({"expected": "x^2", "answer": "x*x", "variables": {"x": {}}}).encode()
+        for _ in range(4):  # symbolic checks start the grader pool (children) of the workers they reach
+            req = urllib.request.Request(base + "/api/v1/check/symbolic", data=body,
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=60) as r:
+                assert r.status == 200
+        below = _descendants(proc.pid)
+        assert len(below) > 2  # the two workers and grader children
         os.kill(proc.pid, signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
+        # workers leave without the interpreter's finalisation: still no grader child
+        # outlives them (bounded by polls)
+        for _ in range(100):
+            left = [pid for pid in below if _alive(pid)]
+            if not left:
+                break
+            threading.Event().wait(0.1)
+        assert not left, left
     finally:
         if proc.poll() is None:
             proc.kill()
