@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from typing import Any, Callable
@@ -70,6 +71,21 @@ def after_fork(app: Flask) -> None:
     ops_after_fork(app)
 
 
+def child_exit(_server, worker) -> None:
+    """gunicorn's hook in the master when a worker has exited: count it (``/metrics``).
+
+    gunicorn runs it inside its SIGCHLD handler. Counting takes locks (the metrics' own and their value
+    files'), and a second SIGCHLD handled while they are held (the two retiring workers of a rolling
+    restart exit together) would run this again on the same thread, which would then wait for itself for
+    ever: the master hung and never handled the next signal. SIGCHLD is blocked meanwhile, so a second
+    exit is handled right after this one instead of inside it."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    try:
+        worker_exited(worker.pid)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: int,
                    announce: Callable[[str], None], db_label: str = "", graceful_timeout: int = 30,
                    app_factory: Callable[[], Flask] | None = None) -> None:
@@ -84,9 +100,6 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
     def post_fork(_server, _worker) -> None:
         if preload:
             after_fork(app)
-
-    def child_exit(_server, worker) -> None:
-        worker_exited(worker.pid)
 
     def worker_exit(_server, worker) -> None:
         leave = getattr(worker, "leave", None)  # quizapp.serving_worker: exit without finalising the heap
@@ -109,7 +122,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         "proc_name": "quizapp",
         "when_ready": when_ready,
         "post_fork": post_fork,
-        "child_exit": child_exit,
+        "child_exit": child_exit,  # module level: see its docstring
         "worker_exit": worker_exit,
     }
 

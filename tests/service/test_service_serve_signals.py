@@ -208,3 +208,39 @@ def test_rolling_restarts_drop_no_request(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def test_counting_a_worker_exit_never_runs_inside_another(monkeypatch):
+    """gunicorn counts exits from its SIGCHLD handler; a second exit signalled while the first is being
+    counted must wait until that is done, not re-enter it (the counting takes non-reentrant locks: the master
+    waited for itself for ever and ignored every later signal)."""
+    from types import SimpleNamespace
+
+    from quizapp import serving
+
+    held = threading.Lock()
+    counted, nested = [], []
+
+    def count(pid):
+        if not held.acquire(blocking=False):  # re-entered while the first count holds the lock
+            nested.append(pid)
+            return
+        try:
+            counted.append(pid)
+            if pid == 1:
+                os.kill(os.getpid(), signal.SIGCHLD)  # another worker exits meanwhile
+                for _ in range(10_000):  # bytecodes at which Python runs a pending signal handler
+                    pass
+        finally:
+            held.release()
+
+    monkeypatch.setattr(serving, "worker_exited", count)
+    previous = signal.signal(signal.SIGCHLD, lambda *_: serving.child_exit(None, SimpleNamespace(pid=2)))
+    try:
+        serving.child_exit(None, SimpleNamespace(pid=1))
+        for _ in range(10_000):  # the deferred signal is handled once unblocked
+            if counted == [1, 2]:
+                break
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert nested == [] and counted == [1, 2]
