@@ -555,17 +555,18 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
                              "reason": f"duplicate id {data['id']!r} (also in {seen[data['id']]})"})
             continue
         seen[data["id"]] = rel
-        if not _unchanged(session, data, publish_now):  # an unchanged file is left alone: no need to test it
+        unchanged = _unchanged(session, data, publish_now)
+        if not unchanged:  # an unchanged file is left alone: no need to test it
             report = selftest_report(data, seeds)
             failures.extend(dict(f, file=rel) for f in report["failures"])
-        parsed.append((rel, data, text))
+        parsed.append((rel, data, text, unchanged))
     if failures:
         raise ValidationError(f"{len(failures)} problem(s) in the imported files; nothing was imported",
                               "files", code="import_failed", extra={"failures": failures})
     summary: dict[str, list] = {"added": [], "updated": [], "unchanged": []}
     try:
-        for rel, data, text in parsed:
-            if _unchanged(session, data, publish_now):
+        for rel, data, text, unchanged in parsed:
+            if unchanged:
                 summary["unchanged"].append(data["id"])
                 continue
             digest = content_hash(data)

@@ -74,10 +74,7 @@ def in_slot(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        slots: _Slots | None = current_app.extensions.get(EXTENSION_KEY)
-        if slots is None:
-            return view(*args, **kwargs)
-        sem = slots.semaphore()
+        sem = current_app.extensions[EXTENSION_KEY].semaphore()
         if not sem.acquire(timeout=float(current_app.config["GRADING_SLOT_WAIT"])):
             raise Busy(Message(N_("The server is busy grading other answers; nothing was stored. Retry in a moment.")))
         try:
