@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 from typing import Any, Callable
@@ -71,19 +70,30 @@ def after_fork(app: Flask) -> None:
     ops_after_fork(app)
 
 
+#: Exited workers not counted yet, and whether a count is running (see :func:`child_exit`).
+_exits_pending: list[int] = []
+_counting_exits = False
+
+
 def child_exit(_server, worker) -> None:
     """gunicorn's hook in the master when a worker has exited: count it (``/metrics``).
 
     gunicorn runs it inside its SIGCHLD handler. Counting takes locks (the metrics' own and their value
     files'), and a second SIGCHLD handled while they are held (the two retiring workers of a rolling
-    restart exit together) would run this again on the same thread, which would then wait for itself for
-    ever: the master hung and never handled the next signal. SIGCHLD is blocked meanwhile, so a second
-    exit is handled right after this one instead of inside it."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
-    try:
-        worker_exited(worker.pid)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    restart exit together) ran this again on the same thread, which then waited for itself for ever: the
+    master hung and never handled the next signal. So a call made while another is counting only queues
+    its worker; the running one counts it before it returns. (Blocking SIGCHLD meanwhile is not enough: a
+    process may take the signal on another of its threads.)"""
+    global _counting_exits
+    _exits_pending.append(worker.pid)
+    while not _counting_exits and _exits_pending:
+        _counting_exits = True
+        try:
+            while _exits_pending:
+                worker_exited(_exits_pending.pop(0))
+        finally:
+            _counting_exits = False
+        # a worker queued between the last count and the line above is counted by the next round
 
 
 def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: int,
