@@ -1,8 +1,9 @@
 """What the learner memory does after an attempt is stored: rate the learner's review card.
 
-Called by the attempt endpoint inside the attempt's own transaction (:func:`rate_before_commit`: one
-commit, so one durable write, per attempt) or once the attempt is committed (:func:`after_attempt`); a
-failure here is logged and answered as ``None`` so that it can never lose or fail the attempt itself.
+Called by the attempt endpoint before the attempt is written, the card then being stored in the attempt's
+own transaction (:func:`plan_review`: one commit, so one durable write, per attempt), or once the attempt is
+committed (:func:`after_attempt`); a failure here is logged and answered as ``None`` so that it can never
+lose or fail the attempt itself.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from . import review
 log = logging.getLogger(__name__)
 
 
-def rate_before_commit(session: Session, attempt: Attempt, data: Any,
-                       history: list[tuple] | None = None) -> dict[str, Any] | None:
-    """Rate the card of ``attempt`` (flushed, not yet committed) in a savepoint of its transaction: a
-    failure rolls back the card's changes only, and the attempt is committed as if no card existed.
-    ``history``: the learner's timeline of the question read before the attempt (no second read)."""
+def plan_review(session: Session, attempt: Attempt, data: Any,
+                history: list[tuple] | None = None) -> review.CardChange | None:
+    """Read and rate the card of ``attempt`` (built, not yet stored) before the attempt's write turn; the
+    attempt's transaction stores it (:meth:`quizapp.learning.review.CardChange.write`). ``history``: the
+    learner's timeline of the question read before the attempt (no second read). A failure is logged and
+    answered as None: the attempt is then stored without touching the card."""
     try:
-        with session.begin_nested():
-            return review.record_attempt(session, attempt, data, commit=False, history=history)
+        return review.plan_attempt(session, attempt, data, history=history)
     except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
         log.exception("review card update failed for attempt %s", attempt.id)
         return None

@@ -25,11 +25,14 @@ predictable (and testable).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 from typing import Any, Mapping
 
 from fsrs import Card, Rating, Scheduler, State
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from ..errors import Conflict, ValidationError
@@ -75,9 +78,14 @@ def _store(row: ReviewCard, card: Card, rating: Rating) -> None:
     row.pending_rating = None
 
 
+def _new_card(learner_id: str, question_id: str, at: datetime) -> dict[str, Any]:
+    """The columns of a card never reviewed, due now."""
+    return {"learner_id": learner_id, "question_id": question_id, "state": int(State.Learning), "step": 0,
+            "due": at, "reps": 0, "lapses": 0}
+
+
 def _new_row(learner_id: str, question_id: str, at: datetime) -> ReviewCard:
-    return ReviewCard(learner_id=learner_id, question_id=question_id, state=int(State.Learning), step=0,
-                      due=at, reps=0, lapses=0)
+    return ReviewCard(**_new_card(learner_id, question_id, at))
 
 
 def review(row: ReviewCard, rating: Rating, at: datetime) -> ReviewCard:
@@ -140,6 +148,26 @@ def record_reveal(session: Session, learner_id: str, question_id: str,
     return card_view(row) | {"needs_self_rating": False}
 
 
+def _rate_row(row: Any, attempt: Attempt, rating: Rating | None, free_answered: bool,
+              at: datetime) -> dict[str, Any]:
+    """Apply what ``attempt`` does to its card ``row`` (a ``ReviewCard`` or the same fields on a plain
+    object): a free-text answer waits for the learner's own rating, anything else is reviewed now. Returns
+    what the attempt's response shows under ``review``."""
+    if free_answered:
+        row.pending_attempt_id = attempt.id
+        row.pending_rating = int(rating) if rating is not None else None
+        return {"needs_self_rating": True, "graded_rating": RATING_NAMES.get(int(rating)) if rating else None}
+    review(row, rating, at)
+    return card_view(row) | {"needs_self_rating": False}
+
+
+def _what_to_rate(session: Session, attempt: Attempt, data: Mapping[str, Any],
+                  history: list[tuple] | None) -> tuple[Rating | None, bool] | None:
+    rating = attempt_rating(session, attempt, data, history)
+    free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in _freetext_ids(data))
+    return None if rating is None and not free_answered else (rating, free_answered)
+
+
 def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
                    at: datetime | None = None, *, commit: bool = True,
                    history: list[tuple] | None = None) -> dict[str, Any] | None:
@@ -147,22 +175,91 @@ def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
     when the caller commits it with the attempt); what the attempt's response shows under ``review``, or
     None when nothing could be rated. ``history``: as for :func:`attempt_rating`."""
     at = at or common.now()
-    rating = attempt_rating(session, attempt, data, history)
-    free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in _freetext_ids(data))
-    if rating is None and not free_answered:
+    what = _what_to_rate(session, attempt, data, history)
+    if what is None:
         return None
     row = session.get(ReviewCard, (attempt.learner_id, attempt.question_id))
     if row is None:
         row = _new_row(attempt.learner_id, attempt.question_id, at)
         session.add(row)
-    if free_answered:
-        row.pending_attempt_id = attempt.id
-        row.pending_rating = int(rating) if rating is not None else None
-        session.commit() if commit else session.flush()
-        return {"needs_self_rating": True, "graded_rating": RATING_NAMES.get(int(rating)) if rating else None}
-    review(row, rating, at)
+    body = _rate_row(row, attempt, *what, at)
     session.commit() if commit else session.flush()
-    return card_view(row) | {"needs_self_rating": False}
+    return body
+
+
+# --- the card of a new attempt, worked out before the attempt's write -----------------------------------
+#
+# An attempt's writes (learner, attempt, card) run in the database's one writer turn (SQLite), where every
+# statement and every line of Python holds up the writers queued behind it. So the card is read and rated
+# before the turn, and the turn only stores the result: one INSERT of a new card, or one UPDATE that applies
+# only if the card is still as it was read. The statements are built once.
+
+_CARDS = ReviewCard.__table__
+_CARD_KEYS = [c.key for c in _CARDS.c]
+_CARD_CHANGES = [k for k in _CARD_KEYS if k not in ("learner_id", "question_id")]
+_READ_CARD = select(_CARDS).where(_CARDS.c.learner_id == bindparam("learner"),
+                                  _CARDS.c.question_id == bindparam("question"))
+# A card inserted meanwhile by another attempt of the same learner is left alone: no row comes back
+# (RETURNING, since psycopg's rowcount is not 1 for such an insert).
+_NEW_CARD = {name: insert(_CARDS).on_conflict_do_nothing(index_elements=["learner_id", "question_id"])
+             .returning(_CARDS.c.reps) for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))}
+# reps moves with every review and pending_attempt_id with every answer waiting for a self-rating: a card
+# that still has both as read has not changed since.
+_SAME_CARD = update(_CARDS).where(
+    _CARDS.c.learner_id == bindparam("k_learner"), _CARDS.c.question_id == bindparam("k_question"),
+    _CARDS.c.reps == bindparam("k_reps"), _CARDS.c.pending_attempt_id.is_not_distinct_from(bindparam("k_pending")),
+).values({k: bindparam("v_" + k) for k in _CARD_CHANGES})
+
+
+@dataclass
+class CardChange:
+    """What a new attempt does to its review card, rated before the attempt is written (:func:`plan_attempt`)
+    and stored by :meth:`write` inside the attempt's transaction."""
+
+    attempt: Attempt
+    data: Mapping[str, Any]
+    at: datetime
+    read: dict[str, Any] | None  # the card's columns as read; None: the learner had no card for the question
+    row: SimpleNamespace  # the card's columns after the attempt
+    body: dict[str, Any]  # the response's ``review``
+
+    def write(self, session: Session) -> dict[str, Any] | None:
+        """Store the rated card (inside the caller's transaction, after the attempt's INSERT) if it has not
+        changed since it was read; else rate the attempt again against the card as it is now (another
+        attempt of the same learner on the same question got there first). Returns the body's ``review``."""
+        conn = session.connection()
+        values = {k: getattr(self.row, k) for k in _CARD_KEYS}
+        if self.read is None:
+            stmt = _NEW_CARD.get(conn.dialect.name)
+            stored = stmt is not None and conn.execute(stmt, values).first() is not None
+        else:
+            stored = conn.execute(_SAME_CARD, {
+                "k_learner": self.read["learner_id"], "k_question": self.read["question_id"],
+                "k_reps": self.read["reps"], "k_pending": self.read["pending_attempt_id"],
+                **{"v_" + k: values[k] for k in _CARD_CHANGES}}).rowcount == 1
+        if stored:
+            return self.body
+        # the history read before the attempt lacks the attempt that changed the card: read it again
+        return record_attempt(session, self.attempt, self.data, self.at, commit=False)
+
+
+def plan_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any], at: datetime | None = None, *,
+                 history: list[tuple] | None = None) -> CardChange | None:
+    """Read the card of ``attempt`` (not stored yet) and rate it as :func:`record_attempt` would, without
+    writing anything; None when the attempt rates nothing. ``history``: as for :func:`attempt_rating`."""
+    at = at or common.now()
+    what = _what_to_rate(session, attempt, data, history)
+    if what is None:
+        return None
+    found = session.connection().execute(
+        _READ_CARD, {"learner": attempt.learner_id, "question": attempt.question_id}).mappings().first()
+    read = dict(found) if found is not None else None
+    if read is not None:
+        row = SimpleNamespace(**read)
+    else:
+        row = SimpleNamespace(**(dict.fromkeys(_CARD_KEYS) | _new_card(attempt.learner_id, attempt.question_id, at)))
+    body = _rate_row(row, attempt, *what, at)
+    return CardChange(attempt=attempt, data=data, at=at, read=read, row=row, body=body)
 
 
 def self_rate(session: Session, learner_id: str, question_id: Any, rating: Any,

@@ -24,7 +24,7 @@ import logging
 import time
 from typing import Any, Callable, Mapping
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 from checkers.bank import VARIANT_MAX, params_for, solution_view
 from checkers.kinds import get_kind
@@ -34,13 +34,14 @@ from ..db import write_turn
 from ..errors import NotFound, ValidationError
 from .. import grading_backends
 from ..learners import ensure_learner
-from ..models import Attempt, QuestionVersion
+from ..models import Attempt, QuestionVersion, new_id
 from .answers import check_answer, json_safe, localize, norm_lang
 from ..i18n import LANGS, N_, in_language
 from .questions import get_question
 from ..timeutil import iso_utc
 from ..ops.metrics import observe_grading
 from ..practice import credit, policy
+from ..learning import common as learning_clock
 
 log = logging.getLogger(__name__)
 
@@ -172,17 +173,41 @@ def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solu
     return body
 
 
+# Built once: the attempt's INSERT runs in the writer's turn, where building it per request held up the queue.
+_INSERT_ATTEMPT = insert(Attempt.__table__)
+_ATTEMPT_KEYS = [c.key for c in Attempt.__table__.c]
+
+
+def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any) -> Any:
+    """The attempt's write transaction, in the writer's turn: the learner (unless known to exist), the
+    attempt, then ``planned.write`` (its result returned); committed. Prepared statements only: every
+    statement here holds up the writers queued behind this one."""
+    with write_turn(session):  # SQLite: writers queue instead of sleeping in the busy handler
+        try:
+            if not learner_known:
+                ensure_learner(session, attempt.learner_id)
+            session.connection().execute(_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
+            extra = planned.write(session) if planned is not None else None
+            session.commit()
+        except Exception:
+            session.rollback()
+            raise
+    return extra
+
+
 def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
                    lang: str = "en", *,
-                   before_commit: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
+                   plan_write: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
                    question: Mapping[str, Any] | None = None) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
-    attempt (one transaction, committed before this returns). ``before_commit(session, attempt, data,
-    history)`` runs on the flushed attempt inside that transaction (what else an attempt writes, committed
-    with it: with ``synchronous=FULL`` each commit is a sync to disk); ``history`` is the learner's timeline
-    of the question read before the attempt, and the result is the body's ``review``. ``question``: the
-    published question (:func:`quizapp.services.questions.get_question`) when the caller has already looked
-    it up (its ``data`` is shared and only read). Raises NotFound / ValidationError."""
+    attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
+    history)`` runs before the transaction, on the attempt built but not stored (``history``: the learner's
+    timeline of the question read before it): it returns None or an object whose ``write(session)`` runs
+    inside the transaction after the attempt's INSERT (what else an attempt writes, committed with it: with
+    ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
+    write fails, the attempt is stored without it. ``question``: the published question
+    (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up (its
+    ``data`` is shared and only read). Raises NotFound / ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
@@ -194,28 +219,28 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
     max_score = sum(v["weight"] for v in verdicts.values())
-    attempt = Attempt(learner_id=learner_id, question_id=question_id, question_version_id=question["version_id"],
-                      variant=variant, answers=json_safe(dict(answers)), verdicts=verdicts,
-                      score=round(score, 10), max_score=max_score,
-                      counted=any(v["counted"] for v in verdicts.values()), lang=lang)
+    attempt = Attempt(id=new_id(), learner_id=learner_id, question_id=question_id,
+                      question_version_id=question["version_id"], variant=variant,
+                      answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
+                      max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
+                      created_at=learning_clock.now())  # the clock of history and review
+    planned = plan_write(session, attempt, data, items) if plan_write is not None else None
+    learner_known = bool(items)  # an attempt or event of the learner exists, so does the learner's row
     try:
-        with write_turn(session):  # SQLite: writers queue instead of sleeping in the busy handler
-            ensure_learner(session, learner_id)
-            session.add(attempt)
-            if before_commit is not None:
-                session.flush()  # the attempt's INSERT opens the transaction a savepoint in before_commit needs
-                extra = before_commit(session, attempt, data, items)
-            session.commit()
+        extra = _store(session, attempt, learner_known, planned)
     except Exception:
-        session.rollback()
-        raise
+        if planned is None:
+            raise
+        # A failing extra write must not lose the attempt: store it alone.
+        log.exception("the write planned with attempt %s failed; the attempt is stored without it", attempt.id)
+        extra = _store(session, attempt, learner_known, None)
     # The state after this attempt is the timeline read above plus the attempt (hints do not change): the
     # response needs no second read of the learner's history.
     after = policy.state(session, learner_id, attempt.question_id, variant, data,
                          items=[*items, policy.attempt_item(attempt)], hints=before.hints)
     body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
                         current=after)
-    if before_commit is not None:
+    if plan_write is not None:
         body["review"] = extra
     return body
 

@@ -13,20 +13,10 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
 @pytest.fixture
 def clock(monkeypatch, app):
-    """The learner-memory clock, and attempts stamped with it (as if answered at that moment)."""
-    from quizapp.db import get_db
-    from quizapp.models import Attempt
-
+    """The learner-memory clock, which also stamps attempts (as if answered at that moment)."""
     state = {"now": T0}
     monkeypatch.setattr(common, "now", lambda: state["now"])
-
-    def stamp(mapper, connection, target):
-        target.created_at = state["now"]
-
-    from sqlalchemy import event
-    event.listen(Attempt, "before_insert", stamp)
     yield state
-    event.remove(Attempt, "before_insert", stamp)
 
 
 def test_wrong_answer_is_again_and_due_soon_right_answer_good(client, clock, lm):

@@ -86,27 +86,124 @@ def test_an_attempt_and_its_review_card_are_one_commit(app, client):
         session.close()
 
 
-def test_a_failing_review_card_keeps_the_attempt(app, client, monkeypatch):
-    from datetime import datetime, timezone
+def _counts(app) -> tuple[int, int]:
+    from quizapp.db import get_db
+    from quizapp.models import Attempt, ReviewCard
+
+    with app.app_context():
+        session = get_db(app).Session()
+        try:
+            return session.query(Attempt).count(), session.query(ReviewCard).count()
+        finally:
+            session.close()
+
+
+def test_a_card_write_failing_inside_the_transaction_keeps_the_attempt(app, client, monkeypatch):
+    from quizapp.learning import review
+
+    original = review.CardChange.write
+
+    def broken(self, session):
+        original(self, session)  # the card's row is written inside the attempt's transaction, then it fails
+        raise RuntimeError("card update failed")
+
+    monkeypatch.setattr(review.CardChange, "write", broken)
+    r = _submit(client)
+    assert r.status_code == 201 and r.get_json()["review"] is None
+    assert _counts(app) == (1, 0)  # the attempt is stored, the card's half-done write is not
+    attempt = client.get(f"/api/v1/attempts/{r.get_json()['attempt_id']}").get_json()
+    assert attempt["score"] == r.get_json()["score"]  # the attempt stored is the one answered
+
+
+def test_a_card_that_cannot_be_rated_keeps_the_attempt(app, client, monkeypatch):
+    from quizapp.learning import review
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("no card")
+
+    monkeypatch.setattr(review, "plan_attempt", broken)
+    r = _submit(client)
+    assert r.status_code == 201 and r.get_json()["review"] is None
+    assert _counts(app) == (1, 0)
+
+
+def test_a_card_changed_between_its_rating_and_its_write_is_rated_again(app, client, monkeypatch):
+    """Another attempt of the same learner on the same question (another tab, another worker) stores the
+    card after this one read it: the write finds it changed and rates this attempt against the stored card,
+    so neither review is lost."""
+    from sqlalchemy import select, update
 
     from quizapp.db import get_db
     from quizapp.learning import review
-    from quizapp.models import Attempt, ReviewCard
+    from quizapp.models import ReviewCard
 
-    def broken(session, attempt, data, at=None, *, commit=True, history=None):
-        session.add(new_row(attempt.learner_id, attempt.question_id, datetime.now(timezone.utc)))
-        session.flush()  # the card's row is written inside the attempt's transaction, then it fails
-        raise RuntimeError("card update failed")
+    assert _submit(client, 1).status_code == 201
+    original = review.plan_attempt
 
-    new_row = review._new_row
-    monkeypatch.setattr(review, "record_attempt", broken)
-    r = _submit(client)
-    assert r.status_code == 201 and r.get_json()["review"] is None
+    def raced(*args, **kwargs):
+        change = original(*args, **kwargs)  # this attempt has read and rated the card
+        other = get_db(app).Session()  # the other attempt stores its review before this one's turn
+        other.execute(update(ReviewCard).values(reps=ReviewCard.reps + 1))
+        other.commit()
+        other.close()
+        return change
+
+    monkeypatch.setattr(review, "plan_attempt", raced)
+    r = _submit(client, 1)
+    assert r.status_code == 201
+    assert r.get_json()["review"]["reps"] == 3  # 1 (first attempt) + 1 (the other) + 1 (this one)
     with app.app_context():
         session = get_db(app).Session()
-        assert session.query(Attempt).count() == 1  # the attempt is stored
-        assert session.query(ReviewCard).count() == 0  # the card's half-done write is not
+        assert session.scalars(select(ReviewCard.reps)).all() == [3]
         session.close()
+
+
+def test_a_card_rated_before_the_write_equals_one_rated_inside_it(app):
+    """The card an attempt stores is the same whether it is rated before the writer's turn
+    (plan_attempt, then write) or inside the transaction through the ORM (record_attempt)."""
+    from datetime import datetime, timedelta, timezone
+
+    from sqlalchemy import select
+
+    from quizapp.db import get_db
+    from quizapp.learners import ensure_learner
+    from quizapp.learning import review
+    from quizapp.models import Attempt, ReviewCard
+    from quizapp.services.attempts import grade_answers
+    from quizapp.services.questions import get_question
+
+    start = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    # b right (a left out), a miss, both right, b wrong: each rating path of an attempt
+    answers = [{"b": "no"}, {"a": "0", "b": "no"}, {"a": "0.5", "b": "no"}, {"b": "yes"}]
+    cards = {}
+    with app.app_context():
+        session = get_db(app).Session()
+        question = get_question(session, testing.SAMPLE_QUESTION["id"])
+        for learner, planned in (("p" * 32, True), ("o" * 32, False)):
+            ensure_learner(session, learner)
+            session.commit()
+            for k, given in enumerate(answers):
+                verdicts = grade_answers(question["data"], 5, given)
+                attempt = Attempt(id=f"{learner[:1]}{k:031d}", learner_id=learner, question_id=question["id"],
+                                  question_version_id=question["version_id"], variant=5, answers=given,
+                                  verdicts=verdicts, score=sum(v["score"] * v["weight"] for v in verdicts.values()),
+                                  max_score=sum(v["weight"] for v in verdicts.values()),
+                                  counted=any(v["counted"] for v in verdicts.values()), lang="en",
+                                  created_at=start + timedelta(hours=k))
+                session.add(attempt)
+                session.flush()
+                at = start + timedelta(hours=k, minutes=1)
+                if planned:
+                    change = review.plan_attempt(session, attempt, question["data"], at)
+                    change.write(session)
+                else:
+                    review.record_attempt(session, attempt, question["data"], at, commit=False)
+                session.commit()
+            row = session.scalars(select(ReviewCard).where(ReviewCard.learner_id == learner)).one()
+            cards[planned] = {c: getattr(row, c) for c in review._CARD_CHANGES}
+        session.close()
+    assert cards[True] == cards[False]
+    assert cards[True]["reps"] == len(answers) and cards[True]["lapses"] >= 1  # the misses counted
 
 
 def test_a_submit_reads_the_learners_history_once(app, client, monkeypatch):
@@ -145,8 +242,12 @@ def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app
     finally:
         event.remove(engine, "before_cursor_execute", seen)
     assert r.status_code == 201 and r.get_json()["review"]["reps"] == 2
-    # the published set's fingerprint, the history (attempts, events), the learner upsert, the attempt, the
-    # card (read, written) and its savepoint: the version's document and the history are not read again
-    assert len(statements) <= 9, statements
+    # the published set's fingerprint, the history (attempts, events) and the card, read before the write;
+    # then only the attempt and the card are written (the learner's row exists: the history shows it). The
+    # version's document and the history are not read again.
+    assert len(statements) <= 6, statements
     assert sum(s.startswith("SELECT") and "FROM attempts" in s for s in statements) == 1, statements
     assert not any("FROM question_versions" in s and "count(" not in s for s in statements), statements
+    writes = [" ".join(s.split()[:3]) for s in statements if s.startswith(("INSERT", "UPDATE"))]
+    assert writes == ["INSERT INTO attempts", "UPDATE review_cards SET"], statements
+    assert not any(s.startswith(("SAVEPOINT", "RELEASE")) for s in statements), statements
