@@ -15,6 +15,12 @@ sleeps, and under many concurrent submits most of the time goes to sleeping. :fu
 attempt writers instead (a lock per process, then ``flock`` on a file beside the database across the worker
 processes), so each starts the moment the one before it commits. Other writers keep the busy handler.
 
+Even so, the turn is the one thing attempts cannot do side by side, and each statement in it waits for the
+interpreter, which the other threads of the process hold meanwhile. :func:`write_together` therefore
+commits the attempts that a process's threads are waiting to write in one transaction (group commit): the
+thread that gets the turn writes its own and every queued one, and one commit (one sync to disk) makes them
+all durable before any of them is answered.
+
 Usage inside a request or app context::
 
     from quizapp.db import get_session
@@ -26,7 +32,7 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from flask import Flask, current_app, g
 from sqlalchemy import create_engine, event
@@ -35,6 +41,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 EXTENSION_KEY = "quizapp.db"
+T = TypeVar("T")
 
 
 class Database:
@@ -92,6 +99,7 @@ def _renew_turns() -> None:
     global _turns_lock
     _turns_lock = threading.Lock()  # a child forked while a thread held it must not wait forever
     _turns.clear()  # the parent's locks: the child makes its own
+    _queues.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -130,6 +138,109 @@ def write_turn(session: Session) -> Iterator[None]:
             yield
         finally:
             os.close(fd)  # closing releases the flock
+
+
+class _Write:
+    """One thread's write waiting for a group commit: ``work`` and, once ``done``, its result or error."""
+
+    __slots__ = ("work", "done", "result", "error")
+
+    def __init__(self, work: Callable[[Session], Any]) -> None:
+        self.work, self.done, self.result, self.error = work, False, None, None
+
+
+class _Queue:
+    """The writes of this process waiting for one database's turn, and whether a thread is writing them."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.waiting: list[_Write] = []
+        self.writing = False
+
+
+_queues: dict[str, tuple[int, _Queue]] = {}  # database file -> (pid, its queue in this process)
+
+
+def _queue_for(path: str) -> _Queue:
+    pid = os.getpid()
+    with _turns_lock:  # renewed after fork with the turns
+        hit = _queues.get(path)
+        if hit is None or hit[0] != pid:
+            hit = _queues[path] = (pid, _Queue())
+        return hit[1]
+
+
+def _sqlite_file(session: Session) -> str | None:
+    url = session.get_bind().url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return os.path.abspath(url.database)
+
+
+def write_together(session: Session, work: Callable[[Session], T]) -> T:
+    """Run ``work(s)`` in a write transaction that is committed before this returns, and return its result.
+
+    On a SQLite file the writes that other threads of this process are waiting to make join it (group
+    commit, module docstring): the thread that gets the turn runs every waiting ``work`` on its own session
+    ``s``, in one transaction, and commits once; the others wake up with their result. If one of them fails,
+    the transaction is rolled back and each is run again alone, so a failing write costs no other. ``work``
+    must therefore only write through the session it is given, and may run on another thread. Elsewhere
+    (PostgreSQL, which lets writers of different rows proceed together) it runs in ``session``'s own
+    transaction."""
+    path = _sqlite_file(session)
+    if path is None:
+        try:
+            result = work(session)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        return result
+    queue, mine = _queue_for(path), _Write(work)
+    with queue.cond:
+        queue.waiting.append(mine)
+        while queue.writing and not mine.done:
+            queue.cond.wait()
+        if not mine.done:  # this thread writes the queue, its own write included
+            queue.writing = True
+            batch, queue.waiting = queue.waiting, []
+    if not mine.done:
+        try:
+            with write_turn(session):
+                _commit_together(session, batch)
+        finally:
+            for write in batch:
+                if not write.done:  # the turn itself failed (or the thread was interrupted)
+                    write.error = write.error or RuntimeError("the write was not run")
+                    write.done = True
+            with queue.cond:
+                queue.writing = False
+                queue.cond.notify_all()
+    if mine.error is not None:
+        raise mine.error
+    return mine.result
+
+
+def _commit_together(session: Session, batch: list[_Write]) -> None:
+    try:
+        results = [write.work(session) for write in batch]
+        session.commit()
+    except Exception as exc:  # noqa: BLE001 - handed to the write's own thread
+        session.rollback()
+        if len(batch) == 1:
+            batch[0].error, batch[0].done = exc, True
+            return
+        for write in batch:  # one of them failed: each alone, so that the others are not lost
+            try:
+                write.result = write.work(session)
+                session.commit()
+            except Exception as alone:  # noqa: BLE001
+                session.rollback()
+                write.error = alone
+            write.done = True
+        return
+    for write, result in zip(batch, results):
+        write.result, write.done = result, True
 
 
 def init_app(app: Flask) -> Database:

@@ -1,7 +1,7 @@
 """Admission control: at most ``GRADING_SLOTS`` requests of one server process grade at a time.
 
-Grading a submit holds the interpreter for milliseconds of work and a turn at the database's writer lock;
-a page or a question read takes far less. With every thread of a worker free to start grading, a burst of
+Grading an answer holds the interpreter for milliseconds of work; a page or a question read takes far
+less. With every thread of a worker free to start grading, a burst of
 submits fills the threads and the reads queue behind them, so a learner opening a page waits as long as
 the slowest submit. The grading endpoints (the rate-limited ones, :mod:`.limits`) therefore take one of a
 few slots per process; a request waiting for a slot sleeps on a semaphore (it does not compete for the
@@ -26,14 +26,15 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from flask import Flask, current_app
 
 from ..config import DEFAULT_GRADING_SLOT_WAIT, DEFAULT_GRADING_SLOTS
 from ..errors import ServiceUnavailable
 from ..i18n import Message, N_
-from .limits import CHECK_ENDPOINTS, SUBMIT_ENDPOINTS
+from .limits import CHECK_ENDPOINTS
 
 EXTENSION_KEY = "quizapp.admission"
 
@@ -69,32 +70,47 @@ def config_from_env() -> dict[str, Any]:
     return out
 
 
+@contextmanager
+def grading_slot() -> Iterator[None]:
+    """Hold one of the process's grading slots for the block (nothing to hold when admission control is
+    off); raises :class:`Busy` after ``GRADING_SLOT_WAIT`` seconds without one."""
+    slots = current_app.extensions.get(EXTENSION_KEY)
+    if slots is None:
+        yield
+        return
+    sem = slots.semaphore()
+    if not sem.acquire(timeout=float(current_app.config["GRADING_SLOT_WAIT"])):
+        raise Busy(Message(N_("The server is busy grading other answers; nothing was stored. Retry in a moment.")))
+    try:
+        yield
+    finally:
+        sem.release()
+
+
 def in_slot(view: Callable[..., Any]) -> Callable[..., Any]:
     """``view`` run while holding one of the process's grading slots."""
 
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        sem = current_app.extensions[EXTENSION_KEY].semaphore()
-        if not sem.acquire(timeout=float(current_app.config["GRADING_SLOT_WAIT"])):
-            raise Busy(Message(N_("The server is busy grading other answers; nothing was stored. Retry in a moment.")))
-        try:
+        with grading_slot():
             return view(*args, **kwargs)
-        finally:
-            sem.release()
 
     return wrapped
 
 
 def init_app(app: Flask) -> None:
-    """Wrap the grading views (call once the blueprints are registered, before the rate limits wrap them:
-    a request refused by its rate limit never takes a slot)."""
+    """Wrap the checking views (call once the blueprints are registered, before the rate limits wrap them:
+    a request refused by its rate limit never takes a slot). A submit takes its slot only while its answers
+    are graded (:func:`grading_slot`, passed to :func:`quizapp.services.attempts.submit_attempt`): storing
+    the attempt waits for the database's writer turn, not for the interpreter, and the attempts that wait
+    together are committed together (:func:`quizapp.db.write_together`)."""
     for key, value in config_from_env().items():
         app.config.setdefault(key, value)
     size = int(app.config["GRADING_SLOTS"])
     if size <= 0:
         return
     app.extensions[EXTENSION_KEY] = _Slots(size)
-    for endpoint in (*SUBMIT_ENDPOINTS, *CHECK_ENDPOINTS):
+    for endpoint in CHECK_ENDPOINTS:
         view = app.view_functions.get(endpoint)
         if view is not None:
             app.view_functions[endpoint] = in_slot(view)

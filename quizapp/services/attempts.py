@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Mapping
+from contextlib import nullcontext
+from typing import Any, Callable, ContextManager, Mapping
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -30,7 +31,7 @@ from checkers.bank import VARIANT_MAX, params_for, solution_view
 from checkers.kinds import get_kind
 from flask import current_app, has_app_context
 
-from ..db import write_turn
+from ..db import write_together
 from ..errors import NotFound, ValidationError
 from .. import grading_backends
 from ..learners import ensure_learner
@@ -179,26 +180,26 @@ _ATTEMPT_KEYS = [c.key for c in Attempt.__table__.c]
 
 
 def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any) -> Any:
-    """The attempt's write transaction, in the writer's turn: the learner (unless known to exist), the
-    attempt, then ``planned.write`` (its result returned); committed. Prepared statements only: every
-    statement here holds up the writers queued behind this one."""
-    with write_turn(session):  # SQLite: writers queue instead of sleeping in the busy handler
-        try:
-            if not learner_known:
-                ensure_learner(session, attempt.learner_id)
-            session.connection().execute(_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
-            extra = planned.write(session) if planned is not None else None
-            session.commit()
-        except Exception:
-            session.rollback()
-            raise
-    return extra
+    """Write the learner (unless known to exist), the attempt, then ``planned.write`` (its result returned),
+    committed: in one group commit with the attempts other threads are storing meanwhile
+    (:func:`quizapp.db.write_together`). Prepared statements only: on SQLite they run in the writer's turn,
+    where each one holds up the writers queued behind it."""
+    values = {k: getattr(attempt, k) for k in _ATTEMPT_KEYS}
+
+    def work(writer: Session) -> Any:
+        if not learner_known:
+            ensure_learner(writer, attempt.learner_id)
+        writer.connection().execute(_INSERT_ATTEMPT, values)
+        return planned.write(writer) if planned is not None else None
+
+    return write_together(session, work)
 
 
 def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
                    lang: str = "en", *,
                    plan_write: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
-                   question: Mapping[str, Any] | None = None) -> dict:
+                   question: Mapping[str, Any] | None = None,
+                   grading_slot: Callable[[], ContextManager[Any]] = nullcontext) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
     attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
     history)`` runs before the transaction, on the attempt built but not stored (``history``: the learner's
@@ -207,13 +208,16 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
     write fails, the attempt is stored without it. ``question``: the published question
     (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up (its
-    ``data`` is shared and only read). Raises NotFound / ValidationError."""
+    ``data`` is shared and only read). ``grading_slot()``: the context the answers are graded in (the
+    server's admission control, :func:`quizapp.ops.admission.grading_slot`). Raises NotFound /
+    ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
-    verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
+    with grading_slot():
+        verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
     items = policy.timeline(session, learner_id, question_id) if learner_id else []
     before = policy.state(session, learner_id, question_id, variant, data, items=items)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit

@@ -52,6 +52,33 @@ def test_a_full_house_answers_busy_and_stores_nothing_while_reads_pass(one_slot_
     slot.release()
 
 
+def test_a_submit_holds_its_slot_while_grading_and_not_while_storing(one_slot_app, monkeypatch):
+    """Storing waits for the database's writer turn, not for the interpreter: the slot is free by then, so
+    another answer can be graded meanwhile."""
+    from quizapp.services import attempts
+
+    slot = one_slot_app.extensions[admission.EXTENSION_KEY].semaphore()
+    seen = []
+    grade, store = attempts.grade_answers, attempts.write_together
+
+    def grading(*args, **kwargs):
+        seen.append(("grading", slot.acquire(blocking=False)))  # False: this request holds the one slot
+        return grade(*args, **kwargs)
+
+    def storing(session, work):
+        free = slot.acquire(blocking=False)
+        if free:
+            slot.release()
+        seen.append(("storing", free))
+        return store(session, work)
+
+    monkeypatch.setattr(attempts, "grade_answers", grading)
+    monkeypatch.setattr(attempts, "write_together", storing)
+    r = one_slot_app.test_client().post(f"/api/v1/questions/{QID}/attempts", json=BODY)
+    assert r.status_code == 201 and _attempts(one_slot_app) == 1
+    assert seen == [("grading", False), ("storing", True)]
+
+
 def test_the_busy_message_is_translated(one_slot_app):
     client = one_slot_app.test_client()
     slot = one_slot_app.extensions[admission.EXTENSION_KEY].semaphore()

@@ -102,3 +102,98 @@ def test_no_descriptor_outlives_a_turn(tmp_path):
         for s, a in zip(sessions, apps):
             s.close()
             get_db(a).dispose()
+
+
+def _learner_rows(db) -> list[str]:
+    from sqlalchemy import select
+
+    from quizapp.models import Learner
+
+    session = db.Session()
+    try:
+        return sorted(session.scalars(select(Learner.id)))
+    finally:
+        session.close()
+
+
+def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int]]:
+    """Run ``works`` through write_together from one thread each while the test holds the process's writer
+    turn, so that all but the first queue up; returns (results or errors, in order; commits seen)."""
+    from sqlalchemy import event
+
+    from quizapp import db as qdb
+
+    path = os.path.abspath(db.engine.url.database)
+    commits: list[int] = []
+    event.listen(db.engine, "commit", lambda _conn: commits.append(1))
+    out: list = [None] * len(works)
+
+    def run(i: int) -> None:
+        session = db.Session()
+        try:
+            out[i] = qdb.write_together(session, works[i])
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            out[i] = exc
+        finally:
+            session.close()
+
+    turn = qdb._turn_for(path)
+    turn.acquire()
+    threads = [threading.Thread(target=run, args=(0,))]
+    threads[0].start()
+    queue = qdb._queue_for(path)
+    for _ in range(10_000):  # the first thread is the writer now, blocked on the turn
+        with queue.cond:
+            if queue.writing:
+                break
+        threading.Event().wait(0.001)
+    threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
+    for t in threads[1:]:
+        t.start()
+    for _ in range(10_000):  # every other write is queued behind it
+        with queue.cond:
+            if len(queue.waiting) == len(works) - 1:
+                break
+        threading.Event().wait(0.001)
+    turn.release()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads)
+    return out, commits
+
+
+def _add_learner(learner_id: str):
+    def work(session):
+        from quizapp.learners import ensure_learner
+
+        ensure_learner(session, learner_id)
+        return learner_id
+
+    return work
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_writes_waiting_for_the_turn_are_committed_together(app):
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(1, 6)]
+    out, commits = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
+    assert out == ids  # each thread gets its own write's result
+    assert len(commits) == 2  # the first alone, then the four that waited behind it in one commit
+    assert set(ids) <= set(_learner_rows(db))
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_a_failing_write_in_a_group_costs_no_other(app):
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(11, 16)]
+
+    def broken(session):
+        _add_learner("f" * 32)(session)  # written, then the write fails: it must not stay
+        raise RuntimeError("this write fails")
+
+    works = [_add_learner(ids[0]), _add_learner(ids[1]), broken, _add_learner(ids[3]), _add_learner(ids[4])]
+    out, _commits = _writes_queued_behind_a_held_turn(db, works)
+    assert isinstance(out[2], RuntimeError) and str(out[2]) == "this write fails"  # raised in its own thread
+    assert [out[i] for i in (0, 1, 3, 4)] == [ids[i] for i in (0, 1, 3, 4)]
+    rows = _learner_rows(db)
+    assert {ids[i] for i in (0, 1, 3, 4)} <= set(rows) and "f" * 32 not in rows
