@@ -37,6 +37,10 @@ MAX_FREETEXT_CHARS = 20_000     # characters of a self-assessed prose answer
 #: Nesting of a formula's presentation tree read out as words (:mod:`checkers.mathparse.spoken`); deeper
 #: markup is read as its plain characters, so no formula can recurse the reader without bound.
 MAX_SPOKEN_DEPTH = 64
+#: Spoken forms of formulas kept per process (:func:`checkers.mathparse.spoken.speak_mathml`), and the
+#: longest markup kept: at most about 4096 x 2,000 characters x a few, whatever answers arrive.
+SPOKEN_MEMO = 4096
+SPOKEN_MEMO_MAX_CHARS = 2_000
 
 # --- time -------------------------------------------------------------------------------------------------
 #: Hard wall-clock limit per graded answer of the sandboxed kinds (symbolic, derivation), in seconds: the

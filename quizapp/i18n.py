@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, g, request
-from flask_babel import Babel, force_locale, get_locale, gettext
+from flask_babel import Babel, force_locale, get_locale, get_translations, gettext
 
 from checkers.languages import DEFAULT_LANG, HTML_LANG, LANGS, NATIVE_NAMES, norm_lang
 
@@ -137,10 +137,28 @@ def template_helpers() -> dict[str, Any]:
             "native_name": NATIVE_NAMES.__getitem__, "html_lang": HTML_LANG.__getitem__}
 
 
+def _translations() -> Any:
+    """The request's catalog, found once per request and locale: a page calls gettext a hundred times or
+    more, and Flask-Babel looks the catalog up again on each call (its domain, its cache, the locale's name).
+    ``force_locale`` sets a new locale object, so a block under it finds its own catalog."""
+    locale = get_locale()
+    kept = g.get("_quiz_translations")
+    if kept is None or kept[0] is not locale:
+        kept = g._quiz_translations = (locale, get_translations())
+    return kept[1]
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANG)
     babel.init_app(app, locale_selector=select_locale)
+    # Flask-Babel's own callables, with the catalog looked up once per request (:func:`_translations`).
+    app.jinja_env.install_gettext_callables(
+        gettext=lambda s: _translations().ugettext(s),
+        ngettext=lambda s, p, n: _translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: _translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: _translations().unpgettext(c, s, p, n))
     app.context_processor(template_helpers)
 
 

@@ -10,6 +10,7 @@ another learner's id.
 
 from __future__ import annotations
 
+import functools
 import uuid
 
 from flask import current_app
@@ -20,8 +21,14 @@ SALT = "quizapp.learner"
 
 
 def learner_serializer() -> URLSafeSerializer:
-    """The signer of the learner cookie under the running app's ``SECRET_KEY``."""
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=SALT)
+    """The signer of the learner cookie under the running app's ``SECRET_KEY`` (one per key: every request
+    reads or writes the cookie, and building a signer derives its key again)."""
+    return _serializer(current_app.config["SECRET_KEY"])
+
+
+@functools.lru_cache(maxsize=8)
+def _serializer(secret_key: str | bytes) -> URLSafeSerializer:
+    return URLSafeSerializer(secret_key, salt=SALT)
 
 
 def is_learner_id(value: object) -> bool:

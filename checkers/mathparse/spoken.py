@@ -26,13 +26,14 @@ deeper than :data:`checkers.limits.MAX_SPOKEN_DEPTH` is read as its plain charac
 
 from __future__ import annotations
 
+import functools
 import re
 import xml.etree.ElementTree as ET
 from typing import Any, Sequence
 
 from ..i18n import N_, Message, msg
 from ..languages import LANGS
-from ..limits import MAX_SPOKEN_DEPTH
+from ..limits import MAX_SPOKEN_DEPTH, SPOKEN_MEMO, SPOKEN_MEMO_MAX_CHARS
 
 _NS = re.compile(r"^\{[^}]*\}")
 
@@ -260,9 +261,18 @@ def _tidy(text: str) -> str:
 
 def speak_mathml(markup: Any) -> Message:
     """The spoken form of presentation MathML (a ``<math>`` element or the inner markup), in every
-    language: ``{"en": ..., "zh": ...}``. Markup that is not well-formed reads as its characters."""
+    language: ``{"en": ..., "zh": ...}``. Markup that is not well-formed reads as its characters.
+
+    Every answer read shows its spoken form, and learners send the same few answers again and again: the
+    last :data:`~checkers.limits.SPOKEN_MEMO` forms of markup up to
+    :data:`~checkers.limits.SPOKEN_MEMO_MAX_CHARS` long are kept (a fresh dict is returned each time; the
+    kept one is never handed out)."""
     if not isinstance(markup, str) or not markup.strip():
         return _same("")
+    return dict(_remembered(markup) if len(markup) <= SPOKEN_MEMO_MAX_CHARS else _spoken(markup))
+
+
+def _spoken(markup: str) -> Message:
     source = markup if markup.lstrip().startswith("<math") else f"<math>{markup}</math>"
     try:
         root = ET.fromstring(source)
@@ -270,3 +280,6 @@ def speak_mathml(markup: Any) -> Message:
         return _same(_tidy(re.sub(r"<[^>]*>", " ", markup)))
     spoken = _Speaker().node(root)
     return {lang: _tidy(text) for lang, text in spoken.items()}
+
+
+_remembered = functools.lru_cache(maxsize=SPOKEN_MEMO)(_spoken)

@@ -80,3 +80,21 @@ def test_rendered_formulas_carry_words_and_hide_the_drawing():
         assert hidden.group(1) == words if words else ("over" not in hidden.group(1) and "q" in hidden.group(1))
     # the drawing itself is unchanged
     assert latex2mathml.converter.convert("x^2").split(">", 1)[1][:40] in str(render_inline("$x^2$"))
+
+
+def test_a_spoken_form_read_again_is_the_same_and_its_own_copy():
+    from checkers.limits import SPOKEN_MEMO_MAX_CHARS
+    from checkers.mathparse import spoken
+
+    markup = typed_forms("x^2 - 1", NAMES, allow_relation=True)[2]
+    first = speak_mathml(markup)
+    first["en"] = "changed by a caller"  # what a caller does to its copy never reaches the next reader
+    again = speak_mathml(markup)
+    assert again["en"] == "x squared minus 1" and again is not first
+    hits = spoken._remembered.cache_info().hits
+    speak_mathml(markup)
+    assert spoken._remembered.cache_info().hits == hits + 1  # read from the memo, not parsed again
+    long_markup = "<mi>x</mi>" * (SPOKEN_MEMO_MAX_CHARS // 10 + 1)  # too long to keep: read each time
+    size = spoken._remembered.cache_info().currsize
+    assert speak_mathml(long_markup)["en"].startswith("x x")
+    assert spoken._remembered.cache_info().currsize == size

@@ -196,3 +196,19 @@ def test_api_error_message_follows_the_request_language(site):
     assert header.get_json()["error"]["message"].startswith("send the body as JSON")
     missing = client.get("/api/v1/questions/no-such-route-here/x?lang=zh").get_json()["error"]
     assert missing["code"] == "not_found" and re.search(r"[\u4e00-\u9fff]", missing["message"])
+
+
+def test_a_template_under_force_locale_speaks_that_language(app):
+    """Templates look the catalog up once per request and locale: a block rendered under force_locale (in
+    the middle of a Chinese request) still gets its own language, before and after the request's own."""
+    from flask import render_template_string
+
+    from quizapp.i18n import force_locale
+
+    source = "{{ _('Questions') }}"
+    with app.test_request_context("/?lang=zh"):
+        zh = render_template_string(source)
+        with force_locale("en"):
+            en = render_template_string(source)
+        again = render_template_string(source)
+    assert en == "Questions" and zh == again and zh != en
