@@ -208,27 +208,30 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
     write fails, the attempt is stored without it. ``question``: the published question
     (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up (its
-    ``data`` is shared and only read). ``grading_slot()``: the context the answers are graded in (the
-    server's admission control, :func:`quizapp.ops.admission.grading_slot`). Raises NotFound /
+    ``data`` is shared and only read). ``grading_slot()``: the context the answers are graded in, with the
+    learner's history read and the planned write worked out (the server's admission control,
+    :func:`quizapp.ops.admission.grading_slot`); storing waits outside it. Raises NotFound /
     ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
+    # The slot covers the work that holds the interpreter (grading, the history, the card's rating), not the
+    # wait for the writer's turn: attempts waiting there are committed together.
     with grading_slot():
         verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    items = policy.timeline(session, learner_id, question_id) if learner_id else []
-    before = policy.state(session, learner_id, question_id, variant, data, items=items)
-    credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
-    score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
-    max_score = sum(v["weight"] for v in verdicts.values())
-    attempt = Attempt(id=new_id(), learner_id=learner_id, question_id=question_id,
-                      question_version_id=question["version_id"], variant=variant,
-                      answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
-                      max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
-                      created_at=learning_clock.now())  # the clock of history and review
-    planned = plan_write(session, attempt, data, items) if plan_write is not None else None
+        items = policy.timeline(session, learner_id, question_id) if learner_id else []
+        before = policy.state(session, learner_id, question_id, variant, data, items=items)
+        credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
+        score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
+        max_score = sum(v["weight"] for v in verdicts.values())
+        attempt = Attempt(id=new_id(), learner_id=learner_id, question_id=question_id,
+                          question_version_id=question["version_id"], variant=variant,
+                          answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
+                          max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
+                          created_at=learning_clock.now())  # the clock of history and review
+        planned = plan_write(session, attempt, data, items) if plan_write is not None else None
     learner_known = bool(items)  # an attempt or event of the learner exists, so does the learner's row
     try:
         extra = _store(session, attempt, learner_known, planned)
