@@ -209,16 +209,16 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     write fails, the attempt is stored without it. ``question``: the published question
     (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up (its
     ``data`` is shared and only read). ``grading_slot()``: the context the answers are graded in, with the
-    learner's history read and the planned write worked out (the server's admission control,
-    :func:`quizapp.ops.admission.grading_slot`); storing waits outside it. Raises NotFound /
+    learner's history read, the planned write worked out and the response built (the server's admission
+    control, :func:`quizapp.ops.admission.grading_slot`); storing waits outside it. Raises NotFound /
     ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
-    # The slot covers the work that holds the interpreter (grading, the history, the card's rating), not the
-    # wait for the writer's turn: attempts waiting there are committed together.
+    # The slot covers the work that holds the interpreter (grading, the history, the card's rating, the
+    # response), not the wait for the writer's turn: attempts waiting there are committed together.
     with grading_slot():
         verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
         items = policy.timeline(session, learner_id, question_id) if learner_id else []
@@ -232,6 +232,13 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                           max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
                           created_at=learning_clock.now())  # the clock of history and review
         planned = plan_write(session, attempt, data, items) if plan_write is not None else None
+        # The response is the attempt as built plus the state after it, which is the timeline read above
+        # plus the attempt (hints do not change): no second read of the history, and no interpreter work
+        # left for after the store, when the attempts committed together would all want it at once.
+        after = policy.state(session, learner_id, attempt.question_id, variant, data,
+                             items=[*items, policy.attempt_item(attempt)], hints=before.hints)
+        body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
+                            current=after)
     learner_known = bool(items)  # an attempt or event of the learner exists, so does the learner's row
     try:
         extra = _store(session, attempt, learner_known, planned)
@@ -241,12 +248,6 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
         # A failing extra write must not lose the attempt: store it alone.
         log.exception("the write planned with attempt %s failed; the attempt is stored without it", attempt.id)
         extra = _store(session, attempt, learner_known, None)
-    # The state after this attempt is the timeline read above plus the attempt (hints do not change): the
-    # response needs no second read of the learner's history.
-    after = policy.state(session, learner_id, attempt.question_id, variant, data,
-                         items=[*items, policy.attempt_item(attempt)], hints=before.hints)
-    body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
-                        current=after)
     if plan_write is not None:
         body["review"] = extra
     return body
