@@ -24,7 +24,7 @@ from checkers import grading
 from checkers.bank import VARIANT_MAX, public_view
 from checkers.verdict import AnswerParseError, SpecError
 from ..learning.hooks import plan_review
-from ..ops.admission import grading_slot
+from ..ops.admission import let_go
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
 DOMAINS = ("probability",)  # the API offers the one named domain; flags cover the others
@@ -130,7 +130,7 @@ def submit_attempt(qid: str):
     # The review card is rated in the attempt's transaction: one durable commit per attempt.
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
                                             plan_write=plan_review, question=question,
-                                            grading_slot=grading_slot)
+                                            before_store=let_go)
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp

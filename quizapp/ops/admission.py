@@ -29,12 +29,12 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g
 
 from ..config import DEFAULT_GRADING_SLOT_WAIT, DEFAULT_GRADING_SLOTS
 from ..errors import ServiceUnavailable
 from ..i18n import Message, N_
-from .limits import CHECK_ENDPOINTS
+from .limits import CHECK_ENDPOINTS, SUBMIT_ENDPOINTS
 
 EXTENSION_KEY = "quizapp.admission"
 
@@ -73,7 +73,8 @@ def config_from_env() -> dict[str, Any]:
 @contextmanager
 def grading_slot() -> Iterator[None]:
     """Hold one of the process's grading slots for the block (nothing to hold when admission control is
-    off); raises :class:`Busy` after ``GRADING_SLOT_WAIT`` seconds without one."""
+    off), unless :func:`let_go` gives it back first; raises :class:`Busy` after ``GRADING_SLOT_WAIT``
+    seconds without one."""
     slots = current_app.extensions.get(EXTENSION_KEY)
     if slots is None:
         yield
@@ -81,14 +82,26 @@ def grading_slot() -> Iterator[None]:
     sem = slots.semaphore()
     if not sem.acquire(timeout=float(current_app.config["GRADING_SLOT_WAIT"])):
         raise Busy(Message(N_("The server is busy grading other answers; nothing was stored. Retry in a moment.")))
+    outer, g._quiz_slot = g.get("_quiz_slot"), [sem]
     try:
         yield
     finally:
-        sem.release()
+        held = g._quiz_slot
+        g._quiz_slot = outer
+        if held:
+            sem.release()
+
+
+def let_go() -> None:
+    """Give the request's grading slot back now, for the rest of the request: what is left waits for
+    something other than the interpreter (a submit, for its turn to be stored) and then only answers."""
+    held = g.get("_quiz_slot")
+    if held:
+        held.pop().release()
 
 
 def in_slot(view: Callable[..., Any]) -> Callable[..., Any]:
-    """``view`` run while holding one of the process's grading slots."""
+    """``view`` run while holding one of the process's grading slots (or until it calls :func:`let_go`)."""
 
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -99,18 +112,18 @@ def in_slot(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def init_app(app: Flask) -> None:
-    """Wrap the checking views (call once the blueprints are registered, before the rate limits wrap them:
-    a request refused by its rate limit never takes a slot). A submit takes its slot only while its answers
-    are graded (:func:`grading_slot`, passed to :func:`quizapp.services.attempts.submit_attempt`): storing
-    the attempt waits for the database's writer turn, not for the interpreter, and the attempts that wait
-    together are committed together (:func:`quizapp.db.write_together`)."""
+    """Wrap the grading views (call once the blueprints are registered, before the rate limits wrap them:
+    a request refused by its rate limit never takes a slot). A submit lets its slot go once its attempt is
+    graded and its response built (:func:`let_go`, passed to :func:`quizapp.services.attempts.submit_attempt`):
+    storing the attempt waits for the database's writer turn, not for the interpreter, and the attempts that
+    wait together are committed together (:func:`quizapp.db.write_together`)."""
     for key, value in config_from_env().items():
         app.config.setdefault(key, value)
     size = int(app.config["GRADING_SLOTS"])
     if size <= 0:
         return
     app.extensions[EXTENSION_KEY] = _Slots(size)
-    for endpoint in CHECK_ENDPOINTS:
+    for endpoint in (*SUBMIT_ENDPOINTS, *CHECK_ENDPOINTS):
         view = app.view_functions.get(endpoint)
         if view is not None:
             app.view_functions[endpoint] = in_slot(view)

@@ -57,8 +57,21 @@ def localize(obj: Any, lang: str) -> Any:
     return obj
 
 
+_PLAIN = (str, int, bool, type(None))
+
+
 def json_safe(obj: Any) -> Any:
     """Dataclasses -> dicts, tuples -> lists, non-finite floats -> "nan"/"inf"/"-inf", others -> str."""
+    # Exact built-in types first: a verdict is dozens of nested plain values, and each submit converts it.
+    kind = type(obj)
+    if kind in _PLAIN:
+        return obj
+    if kind is dict:
+        return {k if type(k) is str else str(k): json_safe(v) for k, v in obj.items()}
+    if kind is list:
+        return [json_safe(v) for v in obj]
+    if kind is float and math.isfinite(obj):
+        return obj
     if is_dataclass(obj) and not isinstance(obj, type):
         obj = asdict(obj)
     if isinstance(obj, dict):

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-from contextlib import nullcontext
-from typing import Any, Callable, ContextManager, Mapping
+from typing import Any, Callable, Mapping
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -199,7 +198,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                    lang: str = "en", *,
                    plan_write: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
                    question: Mapping[str, Any] | None = None,
-                   grading_slot: Callable[[], ContextManager[Any]] = nullcontext) -> dict:
+                   before_store: Callable[[], Any] | None = None) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
     attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
     history)`` runs before the transaction, on the attempt built but not stored (``history``: the learner's
@@ -208,37 +207,36 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
     write fails, the attempt is stored without it. ``question``: the published question
     (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up (its
-    ``data`` is shared and only read). ``grading_slot()``: the context the answers are graded in, with the
-    learner's history read, the planned write worked out and the response built (the server's admission
-    control, :func:`quizapp.ops.admission.grading_slot`); storing waits outside it. Raises NotFound /
+    ``data`` is shared and only read). ``before_store()`` is called once the answers are graded, the
+    history read, the planned write worked out and the response built, before the attempt waits to be
+    stored (the server gives its grading slot back there, :func:`quizapp.ops.admission.let_go`). Raises NotFound /
     ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
-    # The slot covers the work that holds the interpreter (grading, the history, the card's rating, the
-    # response), not the wait for the writer's turn: attempts waiting there are committed together.
-    with grading_slot():
-        verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-        items = policy.timeline(session, learner_id, question_id) if learner_id else []
-        before = policy.state(session, learner_id, question_id, variant, data, items=items)
-        credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
-        score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
-        max_score = sum(v["weight"] for v in verdicts.values())
-        attempt = Attempt(id=new_id(), learner_id=learner_id, question_id=question_id,
-                          question_version_id=question["version_id"], variant=variant,
-                          answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
-                          max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
-                          created_at=learning_clock.now())  # the clock of history and review
-        planned = plan_write(session, attempt, data, items) if plan_write is not None else None
-        # The response is the attempt as built plus the state after it, which is the timeline read above
-        # plus the attempt (hints do not change): no second read of the history, and no interpreter work
-        # left for after the store, when the attempts committed together would all want it at once.
-        after = policy.state(session, learner_id, attempt.question_id, variant, data,
-                             items=[*items, policy.attempt_item(attempt)], hints=before.hints)
-        body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
-                            current=after)
+    verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
+    items = policy.timeline(session, learner_id, question_id) if learner_id else []
+    before = policy.state(session, learner_id, question_id, variant, data, items=items)
+    credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
+    score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
+    max_score = sum(v["weight"] for v in verdicts.values())
+    attempt = Attempt(id=new_id(), learner_id=learner_id, question_id=question_id,
+                      question_version_id=question["version_id"], variant=variant,
+                      answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
+                      max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
+                      created_at=learning_clock.now())  # the clock of history and review
+    planned = plan_write(session, attempt, data, items) if plan_write is not None else None
+    # The response is the attempt as built plus the state after it, which is the timeline read above
+    # plus the attempt (hints do not change): no second read of the history, and no interpreter work
+    # left for after the store, when the attempts committed together would all want it at once.
+    after = policy.state(session, learner_id, attempt.question_id, variant, data,
+                         items=[*items, policy.attempt_item(attempt)], hints=before.hints)
+    body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
+                        current=after)
+    if before_store is not None:
+        before_store()  # what is left waits for the writer's turn, not for the interpreter
     learner_known = bool(items)  # an attempt or event of the learner exists, so does the learner's row
     try:
         extra = _store(session, attempt, learner_known, planned)
