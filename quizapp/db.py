@@ -115,17 +115,24 @@ def _turn_for(path: str) -> threading.Lock:
         return hit[1]
 
 
+def _sqlite_file(session: Session) -> str | None:
+    """The SQLite database file ``session`` writes to, or None (another database, or one in memory)."""
+    url = session.get_bind().url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return os.path.abspath(url.database)
+
+
 @contextmanager
 def write_turn(session: Session) -> Iterator[None]:
     """Hold this SQLite database's writer turn for the block (one write transaction, ending in its commit):
     threads of a process queue on a lock, processes on ``flock`` of ``<database>-writers``. Waiting is
     bounded by the turn holder's transaction, itself bounded by the busy timeout and the worker timeout (a
     killed holder's flock is released by the kernel). Nothing to do for other databases."""
-    url = session.get_bind().url
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+    path = _sqlite_file(session)
+    if path is None:
         yield
         return
-    path = os.path.abspath(url.database)
     with _turn_for(path):
         if fcntl is None:
             yield
@@ -168,13 +175,6 @@ def _queue_for(path: str) -> _Queue:
         if hit is None or hit[0] != pid:
             hit = _queues[path] = (pid, _Queue())
         return hit[1]
-
-
-def _sqlite_file(session: Session) -> str | None:
-    url = session.get_bind().url
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
-        return None
-    return os.path.abspath(url.database)
 
 
 def write_together(session: Session, work: Callable[[Session], T]) -> T:
