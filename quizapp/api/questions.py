@@ -127,7 +127,8 @@ def submit_attempt(qid: str):
     if variant is None:
         raise ValidationError("variant is required (the variant you were shown)", "variant", code="missing_field")
     answers = field(body, "answers", dict)
-    # The review card is rated in the attempt's transaction: one durable commit per attempt.
+    # The review card is rated before the attempt is stored and written in its transaction: one durable
+    # commit per attempt, and the grading slot is given back while the attempt waits to be stored.
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
                                             plan_write=plan_review, question=question,
                                             before_store=let_go)
