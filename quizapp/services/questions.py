@@ -179,15 +179,18 @@ def _latest_hashes(session: Session) -> dict[str, tuple[str, str | None]]:
     return {qid: (digest, source) for qid, (_n, digest, source) in out.items()}
 
 
-def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummary:
+def sync_bank(session: Session, items: Iterable[tuple[str, dict]],
+              digests: dict[str, str] | None = None) -> SyncSummary:
     """Load (source, question) pairs: same content hash as the latest non-draft version -> nothing;
-    changed -> a new published version; new id -> a new question. Commits once at the end."""
+    changed -> a new published version; new id -> a new question. Commits once at the end. ``digests``:
+    content hashes the caller already computed, by question id (not computed again)."""
     summary = SyncSummary()
     if session.get_bind().dialect.name == "postgresql":  # workers starting together load one at a time
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": BANK_LOCK_KEY})
     latest = _latest_hashes(session)  # read under the lock: what another loader committed is seen
+    digests = digests or {}
     for source, data in items:
-        digest = content_hash(data)
+        digest = digests.get(data["id"]) or content_hash(data)
         known = latest.get(data["id"])
         if known is not None and known[0] == digest:
             summary.unchanged.append(data["id"])
@@ -198,16 +201,17 @@ def sync_bank(session: Session, items: Iterable[tuple[str, dict]]) -> SyncSummar
     return summary
 
 
-def _loaded_before(data: Any, source: str, latest: dict[str, tuple[str, str | None]]) -> bool:
-    """Whether ``data`` (parsed, not validated) is exactly what its latest version was loaded from, from the
-    same file: it was validated then, and validating it again (which runs its generators, importing the
-    reference engine) would only repeat that."""
+def _loaded_before(data: Any, source: str, latest: dict[str, tuple[str, str | None]]) -> str | None:
+    """The content hash of ``data`` (parsed, not validated) when it is exactly what its latest version was
+    loaded from, from the same file, else None: it was validated then, and validating it again (which runs
+    its generators, importing the reference engine) would only repeat that."""
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-        return False
+        return None
     try:
-        return latest.get(data["id"]) == (content_hash(data), source)
+        digest = content_hash(data)
     except (TypeError, ValueError):  # not JSON-able: validation names the problem
-        return False
+        return None
+    return digest if latest.get(data["id"]) == (digest, source) else None
 
 
 def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
@@ -223,6 +227,7 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
     items: list[tuple[str, dict]] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
+    unchanged: dict[str, str] = {}  # question id -> content hash, for files loaded before
     for path in question_files(root):
         try:
             rel = path.resolve().relative_to(root.resolve()).as_posix()
@@ -230,7 +235,8 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
             rel = path.name
         try:
             data = read_question_file(path)
-            if not _loaded_before(data, f"bank:{rel}", latest):
+            digest = _loaded_before(data, f"bank:{rel}", latest)
+            if digest is None:
                 validate_question(data, path)
             if curated:
                 check_tags(data, curated, path)
@@ -241,8 +247,10 @@ def load_bank_dir(session: Session, root: str | Path) -> SyncSummary:
             errors.append(f"{path}: id: duplicate id {data['id']!r} (also in {seen[data['id']]})")
             continue
         seen[data["id"]] = rel
+        if digest is not None:
+            unchanged[data["id"]] = digest
         items.append((f"bank:{rel}", data))
-    summary = sync_bank(session, items)
+    summary = sync_bank(session, items, unchanged)
     summary.errors = errors
     return summary
 
