@@ -15,6 +15,7 @@ from flask import Flask
 from . import config as _config
 from .headers import set_security_headers
 from .jsonio import BoundedJSONProvider
+from .url_memo import MemoizedUrlFlask
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # The factory imports the app's parts itself (the Flask app-factory idiom): importing quizapp.config or
     # quizapp.models (migrations/env.py, tools, QUIZ_SKIP_DB) then loads neither sympy nor the blueprints.
-    app = Flask(__name__, instance_relative_config=True)
+    app = MemoizedUrlFlask(__name__, instance_relative_config=True)
     app.config.update(_config.from_env(app.instance_path))
     if config:
         app.config.update(config)

@@ -50,6 +50,8 @@ RENDER_MAX_ITEMS = 500
 RENDER_MAX_CHARS = 200_000
 #: Rendered question pages kept per process.
 VIEW_CACHE_SIZE = 512
+#: Relative addresses a worker keeps built (quizapp.url_memo); the memo starts over when full.
+URL_MEMO_SIZE = 4096
 #: Characters of a question file previewed on the authoring page.
 PREVIEW_MAX_CHARS = 200_000
 #: Nodes (aliases expanded) of an author's YAML document (its nesting: ``checkers.limits.YAML_MAX_DEPTH``,
