@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, g, request
-from flask_babel import Babel, force_locale, get_locale, get_translations, gettext
+from babel.support import NullTranslations
+from flask import Flask, g, has_app_context, request
+from flask_babel import Babel, force_locale, get_locale, get_translations
 
 from checkers.languages import DEFAULT_LANG, HTML_LANG, LANGS, NATIVE_NAMES, norm_lang
 
@@ -106,7 +107,7 @@ def select_locale() -> str:
 
 def current_lang() -> str:
     """The language of the current request (a member of ``LANGS``)."""
-    return norm_lang(str(get_locale())) or DEFAULT_LANG
+    return _state()[2]
 
 
 def remember_lang(response):
@@ -137,15 +138,36 @@ def template_helpers() -> dict[str, Any]:
             "native_name": NATIVE_NAMES.__getitem__, "html_lang": HTML_LANG.__getitem__}
 
 
-def _translations() -> Any:
-    """The request's catalog, found once per request and locale: a page calls gettext a hundred times or
-    more, and Flask-Babel looks the catalog up again on each call (its domain, its cache, the locale's name).
-    ``force_locale`` sets a new locale object, so a block under it finds its own catalog."""
-    locale = get_locale()
-    kept = g.get("_quiz_translations")
+_NO_REQUEST = NullTranslations()
+
+
+def _state() -> tuple[Any, Any, str]:
+    """(locale, catalog, language code) of the current request, found once per request and locale.
+
+    A page asks for its language and calls gettext a hundred times or more; Flask-Babel finds the locale,
+    its domain and the catalog again on each call (several context lookups and the locale's name each time).
+    The locale is read where Flask-Babel keeps it for the request (``g._flask_babel.babel_locale``); when it
+    is not there yet, :func:`flask_babel.get_locale` chooses it. ``force_locale`` sets a new locale object,
+    so a block under it finds its own catalog, and the request's again after it."""
+    if not has_app_context():
+        return None, _NO_REQUEST, DEFAULT_LANG
+    state = g._get_current_object()
+    locale = getattr(getattr(state, "_flask_babel", None), "babel_locale", None) or get_locale()
+    kept = getattr(state, "_quiz_translations", None)
     if kept is None or kept[0] is not locale:
-        kept = g._quiz_translations = (locale, get_translations())
-    return kept[1]
+        kept = state._quiz_translations = (locale, get_translations(), norm_lang(str(locale)) or DEFAULT_LANG)
+    return kept
+
+
+def _translations() -> Any:
+    return _state()[1]
+
+
+def gettext(msgid: str, **params: Any) -> str:
+    """``msgid`` in the current locale, ``%``-formatted with ``params`` when there are any (Flask-Babel's
+    ``gettext``, with the catalog found once per request: :func:`_state`)."""
+    text_ = _state()[1].ugettext(msgid)
+    return text_ % params if params else text_
 
 
 def init_app(app: Flask) -> None:

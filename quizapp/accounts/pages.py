@@ -4,7 +4,7 @@ tokens, export, deletion). Every form carries the session's CSRF token; errors a
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
-from flask_babel import gettext as _
+from ..i18n import gettext as _
 
 from ..auth import accounts as author_accounts
 from ..db import get_session

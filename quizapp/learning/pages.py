@@ -8,7 +8,7 @@ from typing import Any
 from datetime import date
 
 from flask import Blueprint, redirect, render_template, request, url_for
-from flask_babel import gettext as _
+from ..i18n import gettext as _
 from checkers.bank import VARIANT_MAX
 
 from ..db import get_session

@@ -212,3 +212,20 @@ def test_a_template_under_force_locale_speaks_that_language(app):
             en = render_template_string(source)
         again = render_template_string(source)
     assert en == "Questions" and zh == again and zh != en
+
+
+def test_python_gettext_and_current_lang_follow_force_locale(app):
+    """Python code's gettext and current_lang keep the request's catalog between calls: under force_locale
+    they speak the forced language, and the request's own again after it; outside any app the msgid comes
+    back, formatted."""
+    from quizapp.i18n import current_lang, force_locale, gettext
+
+    with app.test_request_context("/?lang=zh"):
+        zh, zh_lang = gettext("Questions"), current_lang()
+        with force_locale("en"):
+            en, en_lang = gettext("Questions"), current_lang()
+            n = gettext("Part %(n)s", n=2)
+        again, again_lang = gettext("Questions"), current_lang()
+    assert (zh_lang, en_lang, again_lang) == ("zh", "en", "zh")
+    assert en == "Questions" and n == "Part 2" and zh == again and re.search(r"[\u4e00-\u9fff]", zh)
+    assert gettext("Part %(n)s", n=3) == "Part 3"
