@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 import secrets
+from functools import partial
 from typing import Any
 
 from ..db import get_session
 from ..errors import NotFound, ValidationError
-from ..learners import current_learner_id
+from ..learners import current_learner_id, learner_is_new
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services import question_cache
@@ -129,9 +130,11 @@ def submit_attempt(qid: str):
     answers = field(body, "answers", dict)
     # The review card is rated before the attempt is stored and written in its transaction: one durable
     # commit per attempt, and the grading slot is given back while the attempt waits to be stored.
+    # A learner made up for this request (no cookie yet) has no history and no card to read.
+    new = learner_is_new()
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
-                                            plan_write=plan_review, question=question,
-                                            before_store=let_go)
+                                            plan_write=partial(plan_review, new_learner=new),
+                                            question=question, before_store=let_go, learner_new=new)
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp

@@ -20,13 +20,14 @@ log = logging.getLogger(__name__)
 
 
 def plan_review(session: Session, attempt: Attempt, data: Any,
-                history: list[tuple] | None = None) -> review.CardChange | None:
+                history: list[tuple] | None = None, *, new_learner: bool = False) -> review.CardChange | None:
     """Read and rate the card of ``attempt`` (built, not yet stored) before the attempt's write turn; the
     attempt's transaction stores it (:meth:`quizapp.learning.review.CardChange.write`). ``history``: the
-    learner's timeline of the question read before the attempt (no second read). A failure is logged and
-    answered as None: the attempt is then stored without touching the card."""
+    learner's timeline of the question read before the attempt (no second read); ``new_learner``: the
+    learner was made up for this request, so it has no card to read. A failure is logged and answered as
+    None: the attempt is then stored without touching the card."""
     try:
-        return review.plan_attempt(session, attempt, data, history=history)
+        return review.plan_attempt(session, attempt, data, history=history, new_learner=new_learner)
     except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
         log.exception("review card update failed for attempt %s", attempt.id)
         return None

@@ -244,14 +244,16 @@ class CardChange:
 
 
 def plan_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any], at: datetime | None = None, *,
-                 history: list[tuple] | None = None) -> CardChange | None:
+                 history: list[tuple] | None = None, new_learner: bool = False) -> CardChange | None:
     """Read the card of ``attempt`` (not stored yet) and rate it as :func:`record_attempt` would, without
-    writing anything; None when the attempt rates nothing. ``history``: as for :func:`attempt_rating`."""
+    writing anything; None when the attempt rates nothing. ``history``: as for :func:`attempt_rating`.
+    ``new_learner``: the learner id was made up for this request, so no card of it exists (the new card is
+    still written as an INSERT that yields to a stored one, :meth:`CardChange.write`)."""
     at = at or common.now()
     what = _what_to_rate(session, attempt, data, history)
     if what is None:
         return None
-    found = session.connection().execute(
+    found = None if new_learner else session.connection().execute(
         _READ_CARD, {"learner": attempt.learner_id, "question": attempt.question_id}).mappings().first()
     read = dict(found) if found is not None else None
     if read is not None:

@@ -251,3 +251,35 @@ def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app
     writes = [" ".join(s.split()[:3]) for s in statements if s.startswith(("INSERT", "UPDATE"))]
     assert writes == ["INSERT INTO attempts", "UPDATE review_cards SET"], statements
     assert not any(s.startswith(("SAVEPOINT", "RELEASE")) for s in statements), statements
+
+
+def test_a_first_submit_reads_nothing_of_the_learner_it_makes_up(app, client):
+    """No cookie: the learner id is made up for the request, so there is no history and no card to read.
+    The learner, the attempt and the new card are written; a second submit with the cookie then finds the
+    card and the history that the first one stored."""
+    from sqlalchemy import event
+
+    from quizapp.db import get_db
+
+    statements = []
+
+    def seen(_conn, _cursor, statement, *_args):
+        statements.append(" ".join(statement.split()))
+
+    with app.app_context():  # the published rows are in the worker's cache, as after its first request
+        with get_db(app).Session() as session:
+            question_cache.published_rows(session)
+    engine = get_db(app).engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        first = _submit(client, 1)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert first.status_code == 201 and first.get_json()["review"]["reps"] == 1
+    assert first.get_json()["practice"]["tries_used"] == 1
+    reads = [s for s in statements if s.startswith("SELECT")]
+    assert len(reads) == 1 and "count(" in reads[0], statements  # the published set's fingerprint only
+    writes = [" ".join(s.split()[:3]) for s in statements if s.startswith(("INSERT", "UPDATE"))]
+    assert writes == ["INSERT INTO learners", "INSERT INTO attempts", "INSERT INTO review_cards"], statements
+    second = _submit(client, 1).get_json()
+    assert second["review"]["reps"] == 2 and second["practice"]["tries_used"] == 2
