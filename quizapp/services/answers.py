@@ -4,7 +4,7 @@ and the localisation of checker output ({"en","zh"} dicts -> the requested langu
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Any
 import numbers
 
@@ -44,10 +44,16 @@ def check_answer(kind: str, value: Any, field: str) -> Any:
         raise shape_error(exc) from None
 
 
+def _fields(obj: Any) -> dict[str, Any]:
+    """A dataclass instance's fields, one level deep: the callers convert the values themselves, recursively
+    (``dataclasses.asdict`` would deep-copy every value first, and a verdict is converted on every submit)."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
 def localize(obj: Any, lang: str) -> Any:
     """Replace every {"en": ..., "zh": ...} message by the requested language, recursively."""
     if is_dataclass(obj) and not isinstance(obj, type):
-        obj = asdict(obj)
+        obj = _fields(obj)
     if isinstance(obj, dict):
         if obj and set(obj) <= {"en", "zh"} and all(isinstance(v, str) for v in obj.values()):
             return obj.get(lang) if obj.get(lang) is not None else next(iter(obj.values()))
@@ -73,7 +79,7 @@ def json_safe(obj: Any) -> Any:
     if kind is float and math.isfinite(obj):
         return obj
     if is_dataclass(obj) and not isinstance(obj, type):
-        obj = asdict(obj)
+        obj = _fields(obj)
     if isinstance(obj, dict):
         return {str(k): json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set)):

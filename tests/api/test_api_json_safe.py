@@ -30,10 +30,10 @@ def test_plain_values_pass_and_containers_are_copies():
 
 
 def test_everything_else_becomes_json():
-    doc = {1: (float("nan"), float("inf"), -math.inf), "p": Point(0.5, ("k", 2)), "s": {3},
+    doc = {1: (float("nan"), float("inf"), -math.inf), "p": Point(0.5, ("k", 2, Point(float("nan"), ()))), "s": {3},
            "np": [np.float64(0.25), np.int32(7), np.array([[1.0, float("nan")]])], "t": torch.tensor([1.5, 2.0]),
            "other": complex(1, 2), "deep": [{"x": (np.float32(float("-inf")),)}]}
     out = json_safe(doc)
-    assert out == {"1": ["nan", "inf", "-inf"], "p": {"x": 0.5, "tags": ["k", 2]}, "s": [3],
+    assert out == {"1": ["nan", "inf", "-inf"], "p": {"x": 0.5, "tags": ["k", 2, {"x": "nan", "tags": []}]}, "s": [3],
                    "np": [0.25, 7, [[1.0, "nan"]]], "t": [1.5, 2.0], "other": "(1+2j)", "deep": [{"x": ["-inf"]}]}
     assert json.loads(json.dumps(out, allow_nan=False)) == out  # strict JSON: no NaN literal anywhere
