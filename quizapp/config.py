@@ -38,6 +38,13 @@ DEFAULT_GRADE_TIMEOUT = 10.0
 #: Threads per server worker (``quizapp serve --threads``): more than the grading slots below, so that page
 #: and question reads still find a thread while submits wait for a slot.
 DEFAULT_THREADS = 32
+#: Database connections a worker keeps open (``DB_POOL_SIZE``), and how many more it may open at busy moments
+#: (``DB_POOL_OVERFLOW``): a request holds one from its first query to its end, a submit while it waits for
+#: the writer's turn too, so a worker needs as many as it has threads (the largest ``--threads`` is 64) or
+#: its requests queue for a connection instead of a core. With PostgreSQL, keep workers x threads below the
+#: server's ``max_connections`` (``docs/deploy.md``).
+DEFAULT_DB_POOL_SIZE = DEFAULT_THREADS
+DEFAULT_DB_POOL_OVERFLOW = DEFAULT_THREADS
 #: Grading requests (submits, checks) one process runs at once (``GRADING_SLOTS``; ``quizapp.ops.admission``):
 #: two, so that one can grade while another waits on the disk.
 DEFAULT_GRADING_SLOTS = 2
@@ -125,6 +132,8 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "GRADING_QUEUE": os.environ.get("GRADING_QUEUE") or DEFAULT_GRADING_QUEUE,
         "GRADING_QUEUE_WAIT": float(os.environ.get("GRADING_QUEUE_WAIT") or DEFAULT_GRADING_QUEUE_WAIT),
         "SQLITE_BUSY_TIMEOUT_MS": _int_env("SQLITE_BUSY_TIMEOUT_MS", 30_000),
+        "DB_POOL_SIZE": _int_env("DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE),
+        "DB_POOL_OVERFLOW": _int_env("DB_POOL_OVERFLOW", DEFAULT_DB_POOL_OVERFLOW),
         "LEARNER_COOKIE": "quiz_learner",
         "LEARNER_COOKIE_MAX_AGE": 400 * 24 * 3600,
         "SESSION_COOKIE_SAMESITE": "Lax",

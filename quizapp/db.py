@@ -40,6 +40,8 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from .config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
+
 EXTENSION_KEY = "quizapp.db"
 T = TypeVar("T")
 
@@ -47,26 +49,35 @@ T = TypeVar("T")
 class Database:
     """An engine and its session factory for one application."""
 
-    def __init__(self, url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False):
+    def __init__(self, url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False,
+                 pool_size: int = DEFAULT_DB_POOL_SIZE, pool_overflow: int = DEFAULT_DB_POOL_OVERFLOW):
         self.url = url
-        self.engine: Engine = make_engine(url, busy_timeout_ms=busy_timeout_ms, echo=echo)
+        self.engine: Engine = make_engine(url, busy_timeout_ms=busy_timeout_ms, echo=echo, pool_size=pool_size,
+                                          pool_overflow=pool_overflow)
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
 
     def dispose(self) -> None:
         self.engine.dispose()
 
 
-def make_engine(url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False) -> Engine:
+def make_engine(url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False,
+                pool_size: int = DEFAULT_DB_POOL_SIZE, pool_overflow: int = DEFAULT_DB_POOL_OVERFLOW) -> Engine:
+    """The engine of ``url``: for a SQLite file with WAL, a busy timeout and ``synchronous=FULL``; a pool
+    of ``pool_size`` connections (``pool_overflow`` more at busy moments) except for SQLite in memory, which
+    is one shared connection."""
     parsed = make_url(url)
     kwargs: dict[str, Any] = {"echo": echo}
+    in_memory = parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
     if parsed.get_backend_name() == "sqlite":
         # check_same_thread: waitress hands requests to worker threads; a pooled connection is only
         # ever used by one thread at a time. timeout: the driver's own busy wait, in seconds.
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout_ms / 1000}
-        if parsed.database in (None, "", ":memory:"):
+        if in_memory:
             kwargs["poolclass"] = StaticPool
     else:
         kwargs["pool_pre_ping"] = True
+    if not in_memory:
+        kwargs["pool_size"], kwargs["max_overflow"] = pool_size, pool_overflow
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         _install_sqlite_pragmas(engine, busy_timeout_ms)
@@ -245,7 +256,9 @@ def _commit_together(session: Session, batch: list[_Write]) -> None:
 
 def init_app(app: Flask) -> Database:
     db = Database(app.config["DATABASE_URL"], busy_timeout_ms=int(app.config.get("SQLITE_BUSY_TIMEOUT_MS", 30_000)),
-                  echo=bool(app.config.get("SQLALCHEMY_ECHO", False)))
+                  echo=bool(app.config.get("SQLALCHEMY_ECHO", False)),
+                  pool_size=int(app.config.get("DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE)),
+                  pool_overflow=int(app.config.get("DB_POOL_OVERFLOW", DEFAULT_DB_POOL_OVERFLOW)))
     app.extensions[EXTENSION_KEY] = db
     app.teardown_appcontext(_close_session)
     return db
