@@ -134,7 +134,7 @@ def submit_attempt(qid: str):
     new = learner_is_new()
     result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
                                             plan_write=partial(plan_review, new_learner=new),
-                                            question=question, before_store=let_go, learner_new=new)
+                                            question=question, before_store=let_go, new_learner=new)
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp

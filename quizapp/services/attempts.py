@@ -199,7 +199,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                    plan_write: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
                    question: Mapping[str, Any] | None = None,
                    before_store: Callable[[], Any] | None = None,
-                   learner_new: bool = False) -> dict:
+                   new_learner: bool = False) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
     attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
     history)`` runs before the transaction, on the attempt built but not stored (``history``: the learner's
@@ -211,7 +211,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     ``data`` is shared and only read). ``before_store()`` is called once the answers are graded, the
     history read, the planned write worked out and the response built, before the attempt waits to be
     stored (the server gives its grading slot back there, :func:`quizapp.ops.admission.let_go`).
-    ``learner_new``: the learner id was made up for this request (no cookie yet), so nothing of the learner
+    ``new_learner``: the learner id was made up for this request (no cookie yet), so nothing of the learner
     is stored and its history is empty without being read. Raises NotFound / ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
@@ -219,7 +219,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    items = policy.timeline(session, learner_id, question_id) if learner_id and not learner_new else []
+    items = policy.timeline(session, learner_id, question_id) if learner_id and not new_learner else []
     before = policy.state(session, learner_id, question_id, variant, data, items=items)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
