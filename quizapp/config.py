@@ -45,6 +45,9 @@ DEFAULT_THREADS = 32
 #: server's ``max_connections`` (``docs/deploy.md``).
 DEFAULT_DB_POOL_SIZE = DEFAULT_THREADS
 DEFAULT_DB_POOL_OVERFLOW = DEFAULT_THREADS
+#: Container allocations between two collections of the garbage collector's youngest generation in a server
+#: process (Python's default is 700; ``quizapp.serving.tune_collector`` says why).
+GC_YOUNG_THRESHOLD = 50_000
 #: Grading requests (submits, checks) one process runs at once (``GRADING_SLOTS``; ``quizapp.ops.admission``):
 #: two, so that one can grade while another waits on the disk.
 DEFAULT_GRADING_SLOTS = 2

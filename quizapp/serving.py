@@ -34,6 +34,7 @@ from typing import Any, Callable
 from flask import Flask
 
 from . import db
+from .config import GC_YOUNG_THRESHOLD
 from .ops import after_fork as ops_after_fork, metrics, request_id
 from .ops.metrics import worker_exited
 
@@ -62,16 +63,25 @@ def preload_is_safe(app: Flask) -> bool:
     return not device.startswith("cuda")
 
 
-def freeze_startup_heap() -> None:
-    """Move every object alive now (the app, sympy, torch, the bank: about 150,000 tracked containers) into
-    the collector's permanent generation, so that a full collection in a worker no longer walks them: one
-    walk took about 80 ms with the interpreter lock held, every request of the worker stopped meanwhile, and
-    under load such pauses made the slowest page answers (``gc.freeze``, Python's ``gc`` documentation: it
-    also keeps the collector from writing to pages the workers share with the master). Called once the app
-    is built: in the master just before gunicorn forks the workers (in each worker when it builds its own
-    app), and before waitress serves."""
+def tune_collector() -> None:
+    """Set the cyclic garbage collector for serving: called once the app is built, in the master just
+    before gunicorn forks the workers (in each worker when it builds its own app), and before waitress serves.
+
+    * Every object alive now (the app, sympy, torch, the bank: about 150,000 tracked containers) goes to the
+      collector's permanent generation (``gc.freeze``, Python's ``gc`` documentation, which also keeps the
+      collector from writing to pages the workers share with the master): a full collection no longer walks
+      them. One such walk took about 80 ms with the interpreter lock held, every request of the worker
+      stopped meanwhile, and under load those pauses made the slowest page answers.
+    * The youngest generation is collected after ``GC_YOUNG_THRESHOLD`` container allocations instead of
+      Python's 700. A request holds a few thousand containers at its peak, so at 700 the collector ran about
+      six times per request, and promoted the request's objects, still alive, to the older generations,
+      whose collections were then slow too (7% of the CPU time of pages and submits, in process). At 50,000 the
+      request's objects are freed by reference counting first, and little is left to collect.
+    """
     gc.collect()  # what is garbage already is not kept for ever
     gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
 def after_fork(app: Flask) -> None:
@@ -126,7 +136,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
 
     def post_worker_init(_worker) -> None:
         if not preload:  # the worker built its own app
-            freeze_startup_heap()
+            tune_collector()
 
     def worker_exit(_server, worker) -> None:
         leave = getattr(worker, "leave", None)  # quizapp.serving_worker: exit without finalising the heap
@@ -174,7 +184,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         if database is not None:
             database.engine.dispose()  # the master keeps no connection the workers could inherit
     if preload:
-        freeze_startup_heap()
+        tune_collector()
     master_pid = os.getpid()
     try:
         _Application().run()
@@ -198,6 +208,6 @@ def serve_waitress(app: Flask, *, host: str, port: int, threads: int, announce: 
         logging.basicConfig()  # as waitress.serve does: its warnings (queue depth...) reach stderr
     # Bind first, then say so: the line means the port accepts connections.
     server = waitress.create_server(app, host=host, port=port, threads=threads, ident="quizapp")
-    freeze_startup_heap()
+    tune_collector()
     announce(f"serving on http://{host}:{port}/ (waitress, {threads} threads, database {db_label})")
     server.run()
