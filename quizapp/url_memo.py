@@ -33,7 +33,8 @@ class MemoizedUrlFlask(Flask):
                 _scheme: str | None = None, _external: bool | None = None, **values: Any) -> str:
         req_ctx = _cv_request.get(None)
         if (req_ctx is None or _anchor is not None or _method is not None or _scheme is not None or _external
-                or self.url_default_functions or not all(type(v) in _PLAIN for v in values.values())):
+                or any(self.url_default_functions.values())
+                or not all(type(v) in _PLAIN for v in values.values())):
             return super().url_for(endpoint, _anchor=_anchor, _method=_method, _scheme=_scheme,
                                    _external=_external, **values)
         request = req_ctx.request

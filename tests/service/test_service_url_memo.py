@@ -22,6 +22,7 @@ def _app() -> MemoizedUrlFlask:
 
 def test_memo_answers_what_flask_builds_wherever_the_app_is_mounted():
     app = _app()
+    assert app.url_default_functions["one"] == []  # a name without URL-default functions keeps the memo on
     cases = [("question", {"qid": "kl-1"}), ("question", {"qid": "kl 1/2"}), ("question", {"qid": "a", "variant": 3}),
              ("one.item", {"n": 4}), ("static", {"filename": "quiz.css"})]
     for root in ("", "/quiz"):
