@@ -183,7 +183,6 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         database = app.extensions.get(db.EXTENSION_KEY)
         if database is not None:
             database.engine.dispose()  # the master keeps no connection the workers could inherit
-    if preload:
         tune_collector()
     master_pid = os.getpid()
     try:
