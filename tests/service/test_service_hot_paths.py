@@ -224,12 +224,12 @@ def test_a_submit_reads_the_learners_history_once(app, client, monkeypatch):
     assert len(reads) == 1, reads  # the response's state replays the history read before storing
 
 
-def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app, client):
+def _statements_of_submit(app, client) -> tuple[object, list[str]]:
+    """A submit's response and the SQL statements it ran, whitespace folded."""
     from sqlalchemy import event
 
     from quizapp.db import get_db
 
-    assert _submit(client, 1).status_code == 201  # a history, a learner row and a review card exist
     statements = []
 
     def seen(_conn, _cursor, statement, *_args):
@@ -238,9 +238,14 @@ def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app
     engine = get_db(app).engine
     event.listen(engine, "before_cursor_execute", seen)
     try:
-        r = _submit(client, 1)
+        return _submit(client, 1), statements
     finally:
         event.remove(engine, "before_cursor_execute", seen)
+
+
+def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app, client):
+    assert _submit(client, 1).status_code == 201  # a history, a learner row and a review card exist
+    r, statements = _statements_of_submit(app, client)
     assert r.status_code == 201 and r.get_json()["review"]["reps"] == 2
     # the published set's fingerprint, the history (attempts, events) and the card, read before the write;
     # then only the attempt and the card are written (the learner's row exists: the history shows it). The
@@ -257,24 +262,12 @@ def test_a_first_submit_reads_nothing_of_the_learner_it_makes_up(app, client):
     """No cookie: the learner id is made up for the request, so there is no history and no card to read.
     The learner, the attempt and the new card are written; a second submit with the cookie then finds the
     card and the history that the first one stored."""
-    from sqlalchemy import event
-
     from quizapp.db import get_db
-
-    statements = []
-
-    def seen(_conn, _cursor, statement, *_args):
-        statements.append(" ".join(statement.split()))
 
     with app.app_context():  # the published rows are in the worker's cache, as after its first request
         with get_db(app).Session() as session:
             question_cache.published_rows(session)
-    engine = get_db(app).engine
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
-        first = _submit(client, 1)
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)
+    first, statements = _statements_of_submit(app, client)
     assert first.status_code == 201 and first.get_json()["review"]["reps"] == 1
     assert first.get_json()["practice"]["tries_used"] == 1
     reads = [s for s in statements if s.startswith("SELECT")]
