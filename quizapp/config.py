@@ -48,6 +48,8 @@ DEFAULT_DB_POOL_OVERFLOW = DEFAULT_THREADS
 #: Container allocations between two collections of the garbage collector's youngest generation in a server
 #: process (Python's default is 700; ``quizapp.serving.tune_collector`` says why).
 GC_YOUNG_THRESHOLD = 50_000
+#: Folder under the instance folder where a server keeps its compiled templates (``quizapp.serving.warm_templates``).
+TEMPLATE_CACHE_DIR = "jinja-cache"
 #: Grading requests (submits, checks) one process runs at once (``GRADING_SLOTS``; ``quizapp.ops.admission``):
 #: two, so that one can grade while another waits on the disk.
 DEFAULT_GRADING_SLOTS = 2

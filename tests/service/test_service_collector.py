@@ -14,9 +14,10 @@ from quizapp.config import GC_YOUNG_THRESHOLD
 
 
 @pytest.fixture
-def frozen_counts(monkeypatch):
+def frozen_counts(app, tmp_path, monkeypatch):
     """Serve without serving: record how many objects are frozen when the server would start."""
     seen = []
+    app.instance_path = str(tmp_path / "instance")  # where the server keeps its compiled templates
     monkeypatch.setenv("QUIZ_LOG_JSON", "0")
     monkeypatch.setattr(serving.metrics, "enable_multiprocess", lambda _folder: None)
     threshold = gc.get_threshold()
