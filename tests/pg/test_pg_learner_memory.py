@@ -2,10 +2,13 @@
 and a review schedule made on SQLite, copied row by row into PostgreSQL, reads back identically and keeps
 scheduling (the move from SQLite to PostgreSQL loses nothing)."""
 
+from datetime import datetime, timezone
+
 from sqlalchemy import select, text
 
 import quiz_testing as testing
 from quizapp.db import get_db
+from quizapp.learning import common
 from quizapp.models import Attempt, Learner, LearnerAccount, Question, QuestionVersion, ReviewCard
 
 
@@ -16,7 +19,10 @@ def _answer(client, variant, answers, headers=None):
     return resp.get_json()
 
 
-def test_pg_learner_tables_and_cascade(pg_app):
+def test_pg_learner_tables_and_cascade(pg_app, monkeypatch):
+    # The learner-memory clock at a fixed morning: "upcoming" means later the same UTC day, so a run just
+    # before midnight saw the card fall due tomorrow instead.
+    monkeypatch.setattr(common, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
     with get_db(pg_app).engine.connect() as conn:
         types = {r[0]: r[1] for r in conn.execute(text(
             "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'review_cards'"))}
