@@ -35,8 +35,9 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import Insert, Table, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -67,7 +68,7 @@ def make_engine(url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False,
     is one shared connection."""
     parsed = make_url(url)
     kwargs: dict[str, Any] = {"echo": echo}
-    in_memory = parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+    in_memory = parsed.get_backend_name() == "sqlite" and _sqlite_path(parsed) is None
     if parsed.get_backend_name() == "sqlite":
         # check_same_thread: waitress hands requests to worker threads; a pooled connection is only
         # ever used by one thread at a time. timeout: the driver's own busy wait, in seconds.
@@ -126,12 +127,23 @@ def _turn_for(path: str) -> threading.Lock:
         return hit[1]
 
 
-def _sqlite_file(session: Session) -> str | None:
-    """The SQLite database file ``session`` writes to, or None (another database, or one in memory)."""
-    url = session.get_bind().url
+def _sqlite_path(url: URL) -> str | None:
+    """The file of the SQLite database at ``url``, or None (another database, or one in memory)."""
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
     return os.path.abspath(url.database)
+
+
+def _sqlite_file(session: Session) -> str | None:
+    """The SQLite database file ``session`` writes to, or None (another database, or one in memory)."""
+    return _sqlite_path(session.get_bind().url)
+
+
+def insert_unless_present(table: Table, keys: list[str]) -> dict[str, Insert]:
+    """``INSERT ... ON CONFLICT (keys) DO NOTHING`` into ``table``, by dialect name (SQLite and PostgreSQL,
+    the databases that have it): built once by its callers, for writes that run in the writer's turn."""
+    return {name: insert(table).on_conflict_do_nothing(index_elements=keys)
+            for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))}
 
 
 @contextmanager

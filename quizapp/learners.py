@@ -13,10 +13,10 @@ import uuid
 from flask import Flask, current_app, g, request
 from itsdangerous import BadSignature
 from sqlalchemy import bindparam, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from .db import insert_unless_present
 from .learner_cookie import is_learner_id, learner_serializer
 from .models import Learner
 
@@ -48,9 +48,8 @@ def learner_is_new() -> bool:
     return bool(g.get("_learner_new"))
 
 
-# Built once per dialect that has ``ON CONFLICT DO NOTHING``.
-_UPSERT = {name: insert(Learner.__table__).values(id=bindparam("id"), role="learner").on_conflict_do_nothing(
-    index_elements=["id"]) for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))}
+_UPSERT = {name: stmt.values(id=bindparam("id"), role="learner")
+           for name, stmt in insert_unless_present(Learner.__table__, ["id"]).items()}
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:

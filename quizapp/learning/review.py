@@ -32,9 +32,9 @@ from typing import Any, Mapping
 
 from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy import bindparam, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from ..db import insert_unless_present
 from ..errors import Conflict, ValidationError
 from ..models import Attempt, QuestionVersion, ReviewCard
 from ..timeutil import iso_utc
@@ -201,8 +201,8 @@ _READ_CARD = select(_CARDS).where(_CARDS.c.learner_id == bindparam("learner"),
                                   _CARDS.c.question_id == bindparam("question"))
 # A card inserted meanwhile by another attempt of the same learner is left alone: no row comes back
 # (RETURNING, since psycopg's rowcount is not 1 for such an insert).
-_NEW_CARD = {name: insert(_CARDS).on_conflict_do_nothing(index_elements=["learner_id", "question_id"])
-             .returning(_CARDS.c.reps) for name, insert in (("sqlite", sqlite.insert), ("postgresql", postgresql.insert))}
+_NEW_CARD = {name: stmt.returning(_CARDS.c.reps)
+             for name, stmt in insert_unless_present(_CARDS, ["learner_id", "question_id"]).items()}
 # reps moves with every review and pending_attempt_id with every answer waiting for a self-rating: a card
 # that still has both as read has not changed since.
 _SAME_CARD = update(_CARDS).where(

@@ -2,9 +2,10 @@
 
 Grading an answer holds the interpreter for milliseconds of work; a page or a question read takes far
 less. With every thread of a worker free to start grading, a burst of submits fills the threads and the
-reads queue behind them, so a learner opening a page waits as long as the slowest submit. The grading endpoints (the rate-limited ones, :mod:`.limits`) therefore take one of a
-few slots per process; a request waiting for a slot sleeps on a semaphore (it does not compete for the
-interpreter), and the other threads keep serving reads. A request that waits longer than
+reads queue behind them, so a learner opening a page waits as long as the slowest submit. The grading
+endpoints (the rate-limited ones, :mod:`.limits`) therefore take one of a few slots per process; a request
+waiting for a slot sleeps on a semaphore (it does not compete for the interpreter), and the other threads
+keep serving reads. A request that waits longer than
 ``GRADING_SLOT_WAIT`` seconds is answered 503 with ``Retry-After`` (code ``busy``) without being graded:
 nothing is stored, so retrying is safe.
 
