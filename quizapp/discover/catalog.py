@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from flask import current_app
+from flask import current_app, g
 from checkers.bank import BankError
 from checkers.bank.tags import TAGS_FILE, load_tag_list
 
@@ -14,7 +14,15 @@ _CACHE: dict[str, tuple[float, dict[str, dict[str, str]]]] = {}
 
 
 def tag_names() -> dict[str, dict[str, str]]:
-    """``{tag: {"en", "zh"}}`` in the file's order; empty when the bank has no list (or it is broken)."""
+    """``{tag: {"en", "zh"}}`` in the file's order; empty when the bank has no list (or it is broken).
+    Looked up once per request: a page names every tag it shows, and each lookup would stat the file."""
+    names = g.get("_quiz_tag_names")
+    if names is None:
+        names = g._quiz_tag_names = _read_tag_names()
+    return names
+
+
+def _read_tag_names() -> dict[str, dict[str, str]]:
     root = Path(current_app.config.get("QUIZ_BANK_PATH") or "questions")
     path = root / TAGS_FILE
     try:

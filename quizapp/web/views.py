@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 from flask import jsonify, render_template, request, url_for
+from markupsafe import Markup
 
 from quizapp.api.helpers import limit_small_bodies
 from checkers.memo import Memo
@@ -16,6 +17,7 @@ from quizapp.headers import set_security_headers
 from quizapp.rendering import render_inline, render_markdown
 from quizapp.unicode_text import encodable
 
+from ..discover.catalog import tag_label
 from ..kind_assets import kind_scripts
 from . import bp, data
 from quizapp.i18n import gettext
@@ -149,6 +151,20 @@ def _page_view(row: dict[str, Any], seed: int, lang: str) -> dict[str, Any]:
     return _VIEW_MEMO.get(key, lambda: page_from_public_view(_bank().public_view(row["data"], seed, lang)))
 
 
+#: The learner-independent body of a question page (web/_question_body.html) by the same key, plus what
+#: else it shows: the address prefix of its links and the names of its tags (the curated list can change).
+_BODY_MEMO = Memo(VIEW_CACHE_SIZE)
+
+
+def _body(row: dict[str, Any], page: dict[str, Any], seed: int, lang: str) -> Markup:
+    """The page body every learner sees alike on this variant: Jinja renders it once per key, not per page
+    (the widgets of the parts and the cheat sheet are most of a page's rendering)."""
+    tags = tuple(tag_label(tg, lang) for tg in page.get("tags") or ())
+    key = (row["id"], _question_key(row), seed, lang, request.script_root, tags)
+    return _BODY_MEMO.get(key, lambda: Markup(render_template(
+        "web/_question_body.html", lang=lang, q=page, variant=seed, cheat_sheet=inputhelp.cheat_sheet())))
+
+
 def _parse_variant(raw: str | None, vmax: int) -> int | None:
     if raw is None or not raw.strip().isdigit():
         return None
@@ -189,7 +205,7 @@ def question(qid: str):
     # the page's script loads the scripts of the kinds it shows (checkers/kinds/<kind>/kind.js)
     config["kind_scripts"] = kind_scripts(p["kind"] for p in page["parts"])
     return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config,
-                           cheat_sheet=inputhelp.cheat_sheet())
+                           body=_body(row, page, seed, lang))
 
 
 # --------------------------------------------------------------------------- rendering for the script

@@ -48,7 +48,7 @@ def test_uncacheable_results_and_errors_are_not_remembered():
 def test_the_module_memos_are_library_backed():
     from quizapp.web import views
 
-    for memo in (equivalence._MEMO, params._ENGINE_MEMO, views._VIEW_MEMO):
+    for memo in (equivalence._MEMO, params._ENGINE_MEMO, views._VIEW_MEMO, views._BODY_MEMO):
         assert isinstance(memo, Memo)
 
 
