@@ -64,9 +64,11 @@ def _graded_ids(data: Mapping[str, Any]) -> set[str]:
 
 def is_correct(verdicts: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) -> bool:
     """Every machine-graded part (weight > 0) answered correctly; True for a free-text-only answer."""
-    graded = _graded_ids(data)
-    if not graded:
-        return True
+    return _all_correct(verdicts, _graded_ids(data))
+
+
+def _all_correct(verdicts: Mapping[str, Mapping[str, Any]], graded: set[str]) -> bool:
+    """:func:`is_correct` with the question's graded part ids already taken out of it."""
     return all((verdicts.get(pid) or {}).get("status") == "correct" for pid in graded)
 
 
@@ -150,8 +152,9 @@ class Replay:
 
 def walk(items: list[tuple], data: Mapping[str, Any]) -> Replay:
     """Walk a timeline (:func:`_timeline`) by the rule of the module docstring. Linear in the number of
-    items."""
-    allowed, graded = tries_allowed(data), bool(_graded_ids(data))
+    items; the question's graded parts are read from ``data`` once, not once per attempt."""
+    allowed, graded_ids = tries_allowed(data), _graded_ids(data)
+    graded = bool(graded_ids)
     out = Replay()
     for _at, order, variant, payload, counted, *_ in items:
         seen = out.revealed.get(variant)
@@ -168,7 +171,7 @@ def walk(items: list[tuple], data: Mapping[str, Any]) -> Replay:
             continue
         if not counted and graded:
             continue
-        correct = is_correct(payload, data)
+        correct = _all_correct(payload, graded_ids)
         if seen is not None:  # practising a variant already revealed: its own count only
             seen["tries_used"] += 1
             seen["solved"] = seen["solved"] or correct
