@@ -11,9 +11,8 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,21 +41,27 @@ def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
 
 
 def call(method: str, url: str, body: dict | None = None, timeout: float = 30) -> tuple[int | None, dict | None]:
+    """One request on a fresh connection, as a browser or a script without keep-alive makes it; returns
+    (status, the JSON body or None), or (None, None) when the server cut the answer short.
+
+    Plain ``http.client``: the load generator runs on the same cores as the server it measures, and
+    ``urllib``'s handler chain costs it about half as much CPU again per request, taken from the server."""
+    parts = urlsplit(url)
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"} if data else {})
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            raw = resp.read()
-            try:
-                return resp.status, json.loads(raw) if raw[:1] in (b"{", b"[") else None
-            except ValueError:
-                return resp.status, None
-    except urllib.error.HTTPError as exc:
-        exc.read()
-        return exc.code, None
-    except (OSError, urllib.error.URLError, http.client.HTTPException):  # a killed server cut the answer short
+        conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=data,
+                     headers={"Content-Type": "application/json"} if data else {})
+        resp = conn.getresponse()
+        raw = resp.read()
+    except (OSError, http.client.HTTPException):  # a killed server cut the answer short
         return None, None
+    finally:
+        conn.close()
+    try:
+        return resp.status, json.loads(raw) if raw[:1] in (b"{", b"[") else None
+    except ValueError:
+        return resp.status, None
 
 
 def pct(values: list[float], q: float) -> float:

@@ -5,15 +5,16 @@ For each worker count (1, then ``--workers``): the bare app (``bare_app.py``: a 
 body inserted into SQLite with ``synchronous=FULL`` and ``NORMAL``) and the service (a temporary SQLite
 database, the sample question loaded, ``RATELIMIT_ENABLED=false``) are served in turn, and C client threads
 send R requests each to: the question list, one question, a numeric submit, and a page GET while the
-other clients submit. Prints req/s, p50/p99 and errors per endpoint, then
+other clients submit; bare and service take turns for ``--rounds`` rounds (the machine's speed drifts). Prints
+req/s, p50/p99 and errors per endpoint and round, then the median over the rounds of
 
 * submit / bare insert (target >= 0.5), list / bare JSON,
 * N workers / 1 worker for the submit (target >= 1.6 on two cores),
 * bare insert FULL / NORMAL (the cost of acknowledging only what is on disk),
-* p99 of the question page while the others submit (target <= 100 ms).
+* p99 of the question page while the others submit, over the pages of every round (target <= 100 ms).
 
 Traffic only goes to 127.0.0.1; every loop is bounded. Run by hand, e.g.
-    python benchmarks/bench_load.py --clients 32 64 --requests 20 --workers 2
+    python benchmarks/bench_load.py --clients 32 64 --requests 20 --workers 2 --rounds 3
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import sys
 
 import argparse
 import os
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -101,7 +103,7 @@ def bench_service(tmp: Path, workers: int, threads: int, clients: int, n: int) -
 
         rps, lat, errors = hammer(clients, n, mixed)
         line("mixed: submits + page GETs", rps, lat, errors)
-        out["page_p99"] = pct(page_lat, .99)
+        out["page_p99"], out["page_lat"] = pct(page_lat, .99), page_lat
         print(f"  page GET p99 while others submit: {out['page_p99'] * 1000:.1f} ms (target <= 100 ms)")
     finally:
         stop(proc)
@@ -114,23 +116,46 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=20, help="requests per client per endpoint")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="per worker (default: quizapp serve's)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="bare and service measured in turn this many times; the summary takes the median ratio")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-load-") as d:
         tmp = Path(d)
-        results: dict = {}
         for clients in args.clients:
+            submit: dict[int, list[float]] = {}
             for workers in sorted({1, args.workers}):
-                print(f"\n== {clients} clients, {workers} worker(s) x {args.threads} threads ==")
-                bare = bench_bare(tmp, workers, args.threads, clients, args.requests, "FULL")
-                normal = bench_bare(tmp, workers, args.threads, clients, args.requests, "NORMAL")
-                svc = bench_service(tmp, workers, args.threads, clients, args.requests)
-                results[clients, workers] = svc
-                print(f"  submit / bare insert        {svc['submit']['rps'] / bare['insert']['rps']:.2f}x (target >= 0.5)")
-                print(f"  list / bare json            {svc['list']['rps'] / bare['json']['rps']:.2f}x")
-                print(f"  bare insert FULL / NORMAL   {bare['insert']['rps'] / normal['insert']['rps']:.2f}x")
+                ratios: dict[str, list[float]] = {"submit": [], "list": [], "full": []}
+                page_lat: list[float] = []
+                for rnd in range(1, args.rounds + 1):
+                    # Bare and service in turn, round after round: the speed of a shared machine drifts over
+                    # minutes, and each ratio compares two runs made within seconds of each other.
+                    print(f"\n== {clients} clients, {workers} worker(s) x {args.threads} threads, round {rnd} ==")
+                    bare = bench_bare(tmp, workers, args.threads, clients, args.requests, "FULL")
+                    normal = bench_bare(tmp, workers, args.threads, clients, args.requests, "NORMAL")
+                    svc = bench_service(tmp, workers, args.threads, clients, args.requests)
+                    ratios["submit"].append(svc["submit"]["rps"] / bare["insert"]["rps"])
+                    ratios["list"].append(svc["list"]["rps"] / bare["json"]["rps"])
+                    ratios["full"].append(bare["insert"]["rps"] / normal["insert"]["rps"])
+                    submit.setdefault(workers, []).append(svc["submit"]["rps"])
+                    page_lat += svc["page_lat"]
+                print(f"\n-- {clients} clients, {workers} worker(s), {args.rounds} round(s): median (each round) --")
+                print(f"  submit / bare insert        {_median(ratios['submit']):.2f}x  ({_each(ratios['submit'])}) "
+                      "(target >= 0.5)")
+                print(f"  list / bare json            {_median(ratios['list']):.2f}x  ({_each(ratios['list'])})")
+                print(f"  bare insert FULL / NORMAL   {_median(ratios['full']):.2f}x  ({_each(ratios['full'])})")
+                print(f"  page GET p99 while others submit, all rounds: {pct(page_lat, .99) * 1000:.1f} ms "
+                      f"of {len(page_lat)} (target <= 100 ms)")
             if args.workers > 1:
-                ratio = results[clients, args.workers]["submit"]["rps"] / results[clients, 1]["submit"]["rps"]
-                print(f"  submit {args.workers} workers / 1 worker: {ratio:.2f}x (target >= 1.6 on two cores)")
+                ratio = _median(submit[args.workers]) / _median(submit[1])
+                print(f"  submit {args.workers} workers / 1 worker (median req/s): {ratio:.2f}x (target >= 1.6 on two cores)")
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _each(values: list[float]) -> str:
+    return ", ".join(f"{v:.2f}" for v in values)
 
 
 if __name__ == "__main__":
