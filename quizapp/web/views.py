@@ -204,8 +204,11 @@ def question(qid: str):
     }
     # the page's script loads the scripts of the kinds it shows (checkers/kinds/<kind>/kind.js)
     config["kind_scripts"] = kind_scripts(p["kind"] for p in page["parts"])
-    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config,
-                           body=_body(row, page, seed, lang))
+    # A variant drawn for this visit is rendered in place: kept, the one-off variants of first visits would
+    # push the variants learners come back to out of the bounded memo.
+    body = _body(row, page, seed, lang) if address is None else None
+    return render_template("web/question.html", lang=lang, q=page, variant=seed, config=config, body=body,
+                           cheat_sheet=inputhelp.cheat_sheet())
 
 
 # --------------------------------------------------------------------------- rendering for the script

@@ -55,3 +55,10 @@ def test_renamed_tags_show_at_once(web_app, web_client, tmp_path):
     os.utime(bank / TAGS_FILE, (1, 1))  # a distinct mtime even on a coarse clock
     count, page = _bodies_rendered(web_app, web_client, url)
     assert count == 1 and "New KL name" in page and "Old KL name" not in page
+
+
+def test_a_variant_drawn_for_a_first_visit_is_rendered_in_place_and_not_kept(web_app, web_client):
+    views._BODY_MEMO.clear()
+    count, page = _bodies_rendered(web_app, web_client, "/questions/web-t-numeric")
+    assert count == 0 and len(views._BODY_MEMO) == 0
+    assert 'id="quiz-form"' in page and 'id="part-a"' in page  # the same body, rendered inside the page
