@@ -93,6 +93,10 @@ def init_app(app: Flask) -> None:
     app.extensions["quizapp.limiter"] = limiter
 
     def wrap(endpoints, per_learner: str, per_address: str) -> None:
+        if not limiter.enabled:
+            # Turned off (RATELIMIT_ENABLED=false): the extension checks a wrapped view's limits even
+            # then, at every request, to find that there is nothing to count.
+            return
         # Read at request time: ``quizapp serve`` sets RATELIMIT_WORKERS after the app is built.
         def learner() -> str:
             return _share(current_app.config[per_learner], int(current_app.config.get("RATELIMIT_WORKERS") or 1))
