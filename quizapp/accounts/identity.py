@@ -49,9 +49,17 @@ def _identify() -> None:
             g._learner_via = "token"
             g._learner_token_id = principal.token_id
             return
-    if current_user.is_authenticated:
+    if _may_be_signed_in() and current_user.is_authenticated:
         g._learner_id = current_user.id
         g._learner_via = "session"
+
+
+def _may_be_signed_in() -> bool:
+    """Whether the request carries the session or the remember-me cookie: without either, Flask-Login
+    (no request loader here) finds nobody, and looking costs a notable part of an anonymous submit."""
+    cookies, config = request.cookies, current_app.config
+    return (config.get("SESSION_COOKIE_NAME", "session") in cookies
+            or config.get("REMEMBER_COOKIE_NAME", "remember_token") in cookies)
 
 
 def via() -> str:

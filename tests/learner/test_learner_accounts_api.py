@@ -132,3 +132,18 @@ def test_account_pages_show_errors_and_need_csrf(client, lm):
     wrong = client.post("/account/login", data={"csrf_token": _csrf(client), "email": "x@example.org",
                                                  "password": "not it at all"})
     assert wrong.status_code == 401 and 'id="login-error"' in wrong.get_data(as_text=True)
+
+
+def test_a_request_without_a_session_cookie_does_not_look_for_an_account(client, app, lm, monkeypatch):
+    from quizapp.accounts import identity
+
+    signed_in = app.test_client()
+    assert signed_in.post("/api/v1/account/signup",
+                          json={"email": "eve@example.org", "password": lm.PASSWORD}).status_code == 201
+    loads = []
+    original = identity.login_manager._user_callback
+    monkeypatch.setattr(identity.login_manager, "_user_callback",
+                        lambda user_id: loads.append(user_id) or original(user_id))
+    lm.answer(client, 1, right=True)  # anonymous: only the learner cookie
+    assert loads == []
+    assert signed_in.get("/api/v1/account").status_code == 200 and len(loads) == 1  # the session still counts
