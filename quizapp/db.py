@@ -32,10 +32,10 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import Insert, Table, create_engine, event
+from sqlalchemy import Executable, Insert, Table, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -171,12 +171,14 @@ def write_turn(session: Session) -> Iterator[None]:
 
 
 class _Write:
-    """One thread's write waiting for a group commit: ``work`` and, once ``done``, its result or error."""
+    """One thread's write waiting for a group commit: its ``rows`` and ``work`` and, once ``done``, its
+    result or error."""
 
-    __slots__ = ("work", "done", "result", "error")
+    __slots__ = ("rows", "work", "done", "result", "error")
 
-    def __init__(self, work: Callable[[Session], Any]) -> None:
-        self.work, self.done, self.result, self.error = work, False, None, None
+    def __init__(self, work: Callable[[Session], Any], rows: Sequence[tuple[Executable, Mapping[str, Any]]]) -> None:
+        self.rows, self.work = rows, work
+        self.done, self.result, self.error = False, None, None
 
 
 class _Queue:
@@ -200,26 +202,32 @@ def _queue_for(path: str) -> _Queue:
         return hit[1]
 
 
-def write_together(session: Session, work: Callable[[Session], T]) -> T:
-    """Run ``work(s)`` in a write transaction that is committed before this returns, and return its result.
+def write_together(session: Session, work: Callable[[Session], T],
+                   rows: Sequence[tuple[Executable, Mapping[str, Any]]] = ()) -> T:
+    """Run ``rows`` (``(statement, parameters)`` pairs, in order), then ``work(s)``, in a write transaction
+    that is committed before this returns, and return the result of ``work``.
 
     On a SQLite file the writes that other threads of this process are waiting to make join it (group
-    commit, module docstring): the thread that gets the turn runs every waiting ``work`` on its own session
-    ``s``, in one transaction, and commits once; the others wake up with their result. If one of them fails,
-    the transaction is rolled back and each is run again alone, so a failing write costs no other. ``work``
-    must therefore only write through the session it is given, and may run on another thread. Elsewhere
-    (PostgreSQL, which lets writers of different rows proceed together) it runs in ``session``'s own
-    transaction."""
+    commit, module docstring): the thread that gets the turn runs every waiting write on its own session
+    ``s``, in one transaction, and commits once; the others wake up with their result. A statement that
+    several writes of the group give in ``rows`` runs once, with all their parameters (one ``executemany``):
+    the turn is held for as few statements as there are kinds of row, not one per row and write, and
+    statements the writes share must come in the same order in each. Then each ``work`` runs. If anything
+    fails, the transaction is rolled back and each write is run again alone, so a failing write costs no
+    other. ``work`` must therefore only write through the session it is given, and may run on another
+    thread. Elsewhere (PostgreSQL, which lets writers of different rows proceed together) it all runs in
+    ``session``'s own transaction."""
     path = _sqlite_file(session)
     if path is None:
         try:
+            _run_rows(session, [rows])
             result = work(session)
             session.commit()
         except BaseException:
             session.rollback()
             raise
         return result
-    queue, mine = _queue_for(path), _Write(work)
+    queue, mine = _queue_for(path), _Write(work, rows)
     with queue.cond:
         queue.waiting.append(mine)
         while queue.writing and not mine.done:
@@ -244,8 +252,32 @@ def write_together(session: Session, work: Callable[[Session], T]) -> T:
     return mine.result
 
 
+def _run_rows(session: Session, writes_rows: Sequence[Sequence[tuple[Executable, Mapping[str, Any]]]]) -> None:
+    """Run the rows of several writes: each distinct statement once, with the parameters of every write
+    that gives it, in an order that keeps each write's own (a statement first seen in a later write goes
+    right after the one that comes before it there)."""
+    order: list[Executable] = []
+    params: dict[int, list[Mapping[str, Any]]] = {}
+    for rows in writes_rows:
+        previous = -1
+        for stmt, values in rows:
+            key = id(stmt)
+            if key not in params:
+                params[key] = []
+                order.insert(previous + 1, stmt)
+            params[key].append(values)
+            previous = next(i for i, s in enumerate(order) if s is stmt)
+    if not order:
+        return
+    conn = session.connection()
+    for stmt in order:
+        values = params[id(stmt)]
+        conn.execute(stmt, values if len(values) > 1 else values[0])
+
+
 def _commit_together(session: Session, batch: list[_Write]) -> None:
     try:
+        _run_rows(session, [write.rows for write in batch])
         results = [write.work(session) for write in batch]
         session.commit()
     except Exception as exc:  # noqa: BLE001 - handed to the write's own thread
@@ -253,8 +285,9 @@ def _commit_together(session: Session, batch: list[_Write]) -> None:
         if len(batch) == 1:
             batch[0].error, batch[0].done = exc, True
             return
-        for write in batch:  # one of them failed: each alone, so that the others are not lost
+        for write in batch:  # something failed: each alone, so that the others are not lost
             try:
+                _run_rows(session, [write.rows])
                 write.result = write.work(session)
                 session.commit()
             except Exception as alone:  # noqa: BLE001

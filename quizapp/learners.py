@@ -9,6 +9,7 @@ here; ``ensure_learner(session, learner_id)`` creates the ``Learner`` row on the
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from flask import Flask, current_app, g, request
 from itsdangerous import BadSignature
@@ -50,6 +51,14 @@ def learner_is_new() -> bool:
 
 _UPSERT = {name: stmt.values(id=bindparam("id"), role="learner")
            for name, stmt in insert_unless_present(Learner.__table__, ["id"]).items()}
+
+
+def learner_row(session: Session, learner_id: str) -> tuple[Any, dict[str, str]] | None:
+    """The statement and parameters that create the learner row unless it exists (``INSERT ... ON CONFLICT
+    DO NOTHING``, SQLite and PostgreSQL), for a write that runs it with others
+    (:func:`quizapp.db.write_together`); None on other databases (use :func:`ensure_learner`)."""
+    stmt = _UPSERT.get(session.get_bind().dialect.name)
+    return (stmt, {"id": learner_id}) if stmt is not None else None
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:

@@ -33,7 +33,7 @@ from flask import current_app, has_app_context
 from ..db import write_together
 from ..errors import NotFound, ValidationError
 from .. import grading_backends
-from ..learners import ensure_learner
+from ..learners import ensure_learner, learner_row
 from ..models import Attempt, QuestionVersion, new_id
 from .answers import check_answer, json_safe, localize, norm_lang
 from ..i18n import LANGS, N_, in_language
@@ -181,17 +181,20 @@ _ATTEMPT_KEYS = [c.key for c in Attempt.__table__.c]
 def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any) -> Any:
     """Write the learner (unless known to exist), the attempt, then ``planned.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
-    (:func:`quizapp.db.write_together`). Prepared statements only: on SQLite they run in the writer's turn,
-    where each one holds up the writers queued behind it."""
-    values = {k: getattr(attempt, k) for k in _ATTEMPT_KEYS}
+    (:func:`quizapp.db.write_together`), where the learners and the attempts of the group are each one
+    statement. Prepared statements only: on SQLite they run in the writer's turn, where each one holds up
+    the writers queued behind it."""
+    attempt_row = (_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
+    learner = None if learner_known else learner_row(session, attempt.learner_id)
+    rows = [attempt_row] if learner_known else [learner, attempt_row] if learner is not None else []
 
     def work(writer: Session) -> Any:
-        if not learner_known:
+        if not rows:  # a database without ON CONFLICT: the learner's row as ensure_learner makes it, first
             ensure_learner(writer, attempt.learner_id)
-        writer.connection().execute(_INSERT_ATTEMPT, values)
+            writer.connection().execute(*attempt_row)
         return planned.write(writer) if planned is not None else None
 
-    return write_together(session, work)
+    return write_together(session, work, rows)
 
 
 def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,

@@ -65,12 +65,12 @@ def test_a_submit_holds_its_slot_while_grading_and_not_while_storing(one_slot_ap
         seen.append(("grading", slot.acquire(blocking=False)))  # False: this request holds the one slot
         return grade(*args, **kwargs)
 
-    def storing(session, work):
+    def storing(session, work, rows=()):
         free = slot.acquire(blocking=False)
         if free:
             slot.release()
         seen.append(("storing", free))
-        return store(session, work)
+        return store(session, work, rows)
 
     monkeypatch.setattr(attempts, "grade_answers", grading)
     monkeypatch.setattr(attempts, "write_together", storing)

@@ -117,8 +117,9 @@ def _learner_rows(db) -> list[str]:
 
 
 def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int]]:
-    """Run ``works`` through write_together from one thread each while the test holds the process's writer
-    turn, so that all but the first queue up; returns (results or errors, in order; commits seen)."""
+    """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
+    each while the test holds the process's writer turn, so that all but the first queue up; returns
+    (results or errors, in order; commits seen)."""
     from sqlalchemy import event
 
     from quizapp import db as qdb
@@ -130,8 +131,9 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int]]
 
     def run(i: int) -> None:
         session = db.Session()
+        work, rows = works[i] if isinstance(works[i], tuple) else (works[i], ())
         try:
-            out[i] = qdb.write_together(session, works[i])
+            out[i] = qdb.write_together(session, work, rows)
         except Exception as exc:  # noqa: BLE001 - reported to the test
             out[i] = exc
         finally:
@@ -197,3 +199,79 @@ def test_a_failing_write_in_a_group_costs_no_other(app):
     assert [out[i] for i in (0, 1, 3, 4)] == [ids[i] for i in (0, 1, 3, 4)]
     rows = _learner_rows(db)
     assert {ids[i] for i in (0, 1, 3, 4)} <= set(rows) and "f" * 32 not in rows
+
+
+
+def _learner_rows_of(db, ids: list[str]) -> list:
+    from quizapp.learners import learner_row
+
+    session = db.Session()
+    try:
+        return [learner_row(session, i) for i in ids]
+    finally:
+        session.close()
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_the_same_row_statement_of_a_group_runs_once_for_all_its_writes(app):
+    from sqlalchemy import event
+
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(21, 26)]
+    runs: list[tuple[bool, int]] = []
+
+    def seen(_conn, _cursor, statement, parameters, _context, many):
+        if statement.startswith("INSERT INTO learners"):
+            runs.append((many, len(parameters) if many else 1))
+
+    event.listen(db.engine, "before_cursor_execute", seen)
+    try:
+        works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, _learner_rows_of(db, ids))]
+        out, commits = _writes_queued_behind_a_held_turn(db, works)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", seen)
+    assert out == ids and len(commits) == 2
+    assert runs == [(False, 1), (True, 4)]  # the first alone, then one executemany for the four queued
+    assert set(ids) <= set(_learner_rows(db))
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_a_row_that_fails_in_a_group_costs_no_other_write(app):
+    from sqlalchemy import insert
+    from sqlalchemy.exc import IntegrityError
+
+    from quizapp.models import Learner
+
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(31, 35)]
+    rows = _learner_rows_of(db, ids)
+    clash = (insert(Learner.__table__), {"id": ids[0], "role": "learner"})  # a second row with the first's id
+    works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, rows)]
+    works.insert(2, ((lambda _s: "clash"), [clash]))
+    out, _commits = _writes_queued_behind_a_held_turn(db, works)
+    assert isinstance(out[2], IntegrityError)
+    assert [out[i] for i in (0, 1, 3, 4)] == ids
+    assert set(ids) <= set(_learner_rows(db))
+
+
+def test_rows_keep_each_writes_order():
+    """A statement first given by a later write goes right after the one before it there: the learner's
+    row before the attempt that needs it, even when the first write of the group had no learner row."""
+    from quizapp import db as qdb
+
+    class _Conn:
+        def __init__(self):
+            self.ran = []
+
+        def execute(self, stmt, params):
+            self.ran.append((stmt, params if isinstance(params, list) else [params]))
+
+    conn = _Conn()
+
+    class _Session:
+        def connection(self):
+            return conn
+
+    learner, attempt, card = object(), object(), object()
+    qdb._run_rows(_Session(), [[(attempt, {"a": 1})], [(learner, {"l": 2}), (attempt, {"a": 2}), (card, {"c": 2})]])
+    assert conn.ran == [(learner, [{"l": 2}]), (attempt, [{"a": 1}, {"a": 2}]), (card, [{"c": 2}])]
