@@ -32,10 +32,10 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import Executable, Insert, Table, create_engine, event
+from sqlalchemy import Insert, Table, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -176,7 +176,7 @@ class _Write:
 
     __slots__ = ("rows", "work", "done", "result", "error")
 
-    def __init__(self, work: Callable[[Session], Any], rows: Sequence[tuple[Executable, Mapping[str, Any]]]) -> None:
+    def __init__(self, work: Callable[[Session], Any], rows: Sequence[tuple]) -> None:
         self.rows, self.work = rows, work
         self.done, self.result, self.error = False, None, None
 
@@ -202,9 +202,9 @@ def _queue_for(path: str) -> _Queue:
         return hit[1]
 
 
-def write_together(session: Session, work: Callable[[Session], T],
-                   rows: Sequence[tuple[Executable, Mapping[str, Any]]] = ()) -> T:
-    """Run ``rows`` (``(statement, parameters)`` pairs, in order), then ``work(s)``, in a write transaction
+def write_together(session: Session, work: Callable[[Session], T], rows: Sequence[tuple] = ()) -> T:
+    """Run ``rows`` (``(statement, parameters)`` pairs, in order; see :func:`_run_rows` for a third item),
+    then ``work(s)``, in a write transaction
     that is committed before this returns, and return the result of ``work``.
 
     On a SQLite file the writes that other threads of this process are waiting to make join it (group
@@ -252,27 +252,47 @@ def write_together(session: Session, work: Callable[[Session], T],
     return mine.result
 
 
-def _run_rows(session: Session, writes_rows: Sequence[Sequence[tuple[Executable, Mapping[str, Any]]]]) -> None:
+class NotApplied(Exception):
+    """A row that had to change one row changed none, in a statement run for several writes at once: which
+    write's row it was is not known, so the group is written again one write at a time."""
+
+
+def _run_rows(session: Session, writes_rows: Sequence[Sequence[tuple]]) -> None:
     """Run the rows of several writes: each distinct statement once, with the parameters of every write
     that gives it, in an order that keeps each write's own (a statement first seen in a later write goes
-    right after the one that comes before it there)."""
-    order: list[Executable] = []
-    params: dict[int, list[Mapping[str, Any]]] = {}
+    right after the one that comes before it there).
+
+    A row may carry a third item, a dict told under ``"applied"`` whether the row changed one row (an UPDATE
+    that finds its row as it was read, an ``INSERT ... ON CONFLICT DO NOTHING`` that inserts): the statement
+    of such rows, run for several writes, must change one row per write, or :class:`NotApplied` is raised."""
+    order: list[Any] = []
+    params: dict[int, list[tuple]] = {}
     for rows in writes_rows:
         previous = -1
-        for stmt, values in rows:
-            key = id(stmt)
-            if key not in params:
-                params[key] = []
+        for row in rows:
+            stmt = row[0]
+            if id(stmt) not in params:
+                params[id(stmt)] = []
                 order.insert(previous + 1, stmt)
-            params[key].append(values)
+            params[id(stmt)].append(row)
             previous = next(i for i, s in enumerate(order) if s is stmt)
     if not order:
         return
     conn = session.connection()
     for stmt in order:
-        values = params[id(stmt)]
-        conn.execute(stmt, values if len(values) > 1 else values[0])
+        rows = params[id(stmt)]
+        values = [row[1] for row in rows]
+        result = conn.execute(stmt, values if len(values) > 1 else values[0])
+        outcomes = [row[2] for row in rows if len(row) > 2]
+        if not outcomes:
+            continue
+        if len(rows) == 1:
+            outcomes[0]["applied"] = result.rowcount == 1
+        elif result.rowcount != len(rows):
+            raise NotApplied(f"{len(rows) - result.rowcount} of {len(rows)} rows did not apply")
+        else:
+            for outcome in outcomes:
+                outcome["applied"] = True
 
 
 def _commit_together(session: Session, batch: list[_Write]) -> None:

@@ -25,7 +25,7 @@ predictable (and testable).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, Mapping
@@ -203,6 +203,9 @@ _READ_CARD = select(_CARDS).where(_CARDS.c.learner_id == bindparam("learner"),
 # (RETURNING, since psycopg's rowcount is not 1 for such an insert).
 _NEW_CARD = {name: stmt.returning(_CARDS.c.reps)
              for name, stmt in insert_unless_present(_CARDS, ["learner_id", "question_id"]).items()}
+# The same without RETURNING, as a row of a group commit on SQLite, where the number of rows it changed
+# tells whether it inserted (quizapp.db.write_together).
+_NEW_CARD_ROW = insert_unless_present(_CARDS, ["learner_id", "question_id"])["sqlite"]
 # reps moves with every review and pending_attempt_id with every answer waiting for a self-rating: a card
 # that still has both as read has not changed since.
 _SAME_CARD = update(_CARDS).where(
@@ -223,20 +226,38 @@ class CardChange:
     row: SimpleNamespace  # the card's columns after the attempt
     body: dict[str, Any]  # the response's ``review``
 
-    def write(self, session: Session) -> dict[str, Any] | None:
-        """Store the rated card (inside the caller's transaction, after the attempt's INSERT) if it has not
-        changed since it was read; else rate the attempt again against the card as it is now (another
-        attempt of the same learner on the same question got there first). Returns the body's ``review``."""
-        conn = session.connection()
+    outcome: dict[str, bool] = field(default_factory=dict)  # "applied": how the row of :meth:`rows` went
+
+    def rows(self, dialect: str) -> list[tuple]:
+        """The card's write as a row of the attempt's group commit on SQLite (one statement for the cards of
+        all the attempts committed together, :func:`quizapp.db.write_together`), which tells ``outcome``
+        whether it applied; none on other databases, where :meth:`write` stores the card."""
+        if dialect != "sqlite":
+            return []
         values = {k: getattr(self.row, k) for k in _CARD_KEYS}
         if self.read is None:
-            stmt = _NEW_CARD.get(conn.dialect.name)
-            stored = stmt is not None and conn.execute(stmt, values).first() is not None
-        else:
-            stored = conn.execute(_SAME_CARD, {
-                "k_learner": self.read["learner_id"], "k_question": self.read["question_id"],
+            return [(_NEW_CARD_ROW, values, self.outcome)]
+        return [(_SAME_CARD, self._same_card_params(values), self.outcome)]
+
+    def _same_card_params(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {"k_learner": self.read["learner_id"], "k_question": self.read["question_id"],
                 "k_reps": self.read["reps"], "k_pending": self.read["pending_attempt_id"],
-                **{"v_" + k: values[k] for k in _CARD_CHANGES}}).rowcount == 1
+                **{"v_" + k: values[k] for k in _CARD_CHANGES}}
+
+    def write(self, session: Session) -> dict[str, Any] | None:
+        """Store the rated card (inside the caller's transaction, after the attempt's INSERT) if it has not
+        changed since it was read -- or take how the row of :meth:`rows` went, when it was given as one --;
+        else rate the attempt again against the card as it is now (another attempt of the same learner on
+        the same question got there first). Returns the body's ``review``."""
+        stored = self.outcome.get("applied")
+        if stored is None:
+            conn = session.connection()
+            values = {k: getattr(self.row, k) for k in _CARD_KEYS}
+            if self.read is None:
+                stmt = _NEW_CARD.get(conn.dialect.name)
+                stored = stmt is not None and conn.execute(stmt, values).first() is not None
+            else:
+                stored = conn.execute(_SAME_CARD, self._same_card_params(values)).rowcount == 1
         if stored:
             return self.body
         # the history read before the attempt lacks the attempt that changed the card: read it again

@@ -2,6 +2,8 @@
 per language and filter and served as stored bytes until a publish changes the set; the kept views stay
 bounded whatever filters clients invent; a numeric attempt reads the published version once."""
 
+import pytest
+
 import quiz_testing as testing
 from quizapp.api import questions as api_questions
 from quizapp.services import question_cache
@@ -276,3 +278,91 @@ def test_a_first_submit_reads_nothing_of_the_learner_it_makes_up(app, client):
     assert writes == ["INSERT INTO learners", "INSERT INTO attempts", "INSERT INTO review_cards"], statements
     second = _submit(client, 1).get_json()
     assert second["review"]["reps"] == 2 and second["practice"]["tries_used"] == 2
+
+
+def _submits_in_one_group(app, clients_variants: list) -> list:
+    """Post the submits from one thread each while the test holds the process's writer turn: the first
+    becomes the writer, the others queue behind it and are committed together."""
+    import os
+    import threading
+
+    from quizapp import db as qdb
+    from quizapp.db import get_db
+
+    path = os.path.abspath(get_db(app).engine.url.database)
+    queue, turn = qdb._queue_for(path), qdb._turn_for(path)
+    out: list = [None] * len(clients_variants)
+
+    def run(i: int) -> None:
+        client, variant = clients_variants[i]
+        out[i] = _submit(client, variant)
+
+    def wait_until(ready) -> None:
+        for _ in range(20_000):
+            with queue.cond:
+                if ready():
+                    return
+            threading.Event().wait(0.001)
+        raise AssertionError("the submits did not queue up")
+
+    turn.acquire()
+    try:
+        first = threading.Thread(target=run, args=(0,))
+        first.start()
+        wait_until(lambda: queue.writing)
+        rest = [threading.Thread(target=run, args=(i,)) for i in range(1, len(clients_variants))]
+        for t in rest:
+            t.start()
+        wait_until(lambda: len(queue.waiting) == len(rest))
+    finally:
+        turn.release()
+    for t in [first, *rest]:
+        t.join(60)
+    return out
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_attempts_committed_together_on_one_card_are_each_rated(app, client):
+    """Two attempts of one learner on one question wait in the same group, both rated against the card as
+    it was: the cards' statement for the group cannot apply both, so the group is written one attempt at a
+    time and the second is rated again against the first's card. Other learners' attempts in the group
+    keep theirs."""
+    from sqlalchemy import select
+
+    from quizapp.db import get_db
+    from quizapp.models import Attempt, ReviewCard
+
+    assert _submit(client, 1).status_code == 201  # the learner's card exists: each attempt updates it
+    others = [app.test_client() for _ in range(2)]
+    out = _submits_in_one_group(app, [(others[0], 1), (client, 2), (others[1], 3), (client, 4)])
+    assert [r.status_code for r in out] == [201] * 4
+    assert sorted(r.get_json()["review"]["reps"] for r in (out[1], out[3])) == [2, 3]
+    with app.app_context():
+        session = get_db(app).Session()
+        assert session.query(Attempt).count() == 5
+        reps = sorted(session.scalars(select(ReviewCard.reps)))
+        session.close()
+    assert reps == [1, 1, 3]  # each new learner's first review, and this learner's three
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_new_cards_of_a_group_are_one_statement(app):
+    from sqlalchemy import event
+
+    from quizapp.db import get_db
+
+    runs: list = []
+
+    def seen(_conn, _cursor, statement, parameters, _context, many):
+        if statement.startswith("INSERT INTO review_cards"):
+            runs.append(len(parameters) if many else 1)
+
+    engine = get_db(app).engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        out = _submits_in_one_group(app, [(app.test_client(), v) for v in range(1, 6)])
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert [r.status_code for r in out] == [201] * 5
+    assert all(r.get_json()["review"]["reps"] == 1 for r in out)
+    assert runs == [1, 4]  # the first alone, then the four that waited behind it
