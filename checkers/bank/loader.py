@@ -52,14 +52,22 @@ _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 def _check_nesting(text: str, file: Any) -> None:
     """Refuse a document nested deeper than :data:`checkers.limits.YAML_MAX_DEPTH` from libyaml's event
     stream (an iterative parser: no recursion, and it stops at the first level too deep)."""
+    too_deep = f"the document is nested more than {YAML_MAX_DEPTH} levels deep"
     depth = 0
-    for event in yaml.parse(text, Loader=_CLoader):
-        if isinstance(event, _OPEN):
-            depth += 1
-            if depth > YAML_MAX_DEPTH:
-                raise BankError(file, "(yaml)", f"the document is nested more than {YAML_MAX_DEPTH} levels deep")
-        elif isinstance(event, _CLOSE):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=_CLoader):
+            if isinstance(event, _OPEN):
+                depth += 1
+                if depth > YAML_MAX_DEPTH:
+                    raise BankError(file, "(yaml)", too_deep)
+            elif isinstance(event, _CLOSE):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        # The libyaml of newer PyYAML wheels (seen with 6.0.4) refuses 1,000 levels of flow collections in
+        # its scanner, which reads ahead of the events: the same refusal, said the same way.
+        if "nesting depth" in str(getattr(exc, "problem", "") or ""):
+            raise BankError(file, "(yaml)", too_deep) from None
+        raise
 
 
 def parse_yaml(text: str, file: Any = None) -> Any:
