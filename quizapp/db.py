@@ -204,8 +204,8 @@ def _queue_for(path: str) -> _Queue:
 
 def write_together(session: Session, work: Callable[[Session], T], rows: Sequence[tuple] = ()) -> T:
     """Run ``rows`` (``(statement, parameters)`` pairs, in order; see :func:`_run_rows` for a third item),
-    then ``work(s)``, in a write transaction
-    that is committed before this returns, and return the result of ``work``.
+    then ``work(s)``, in a write transaction that is committed before this returns; return what ``work``
+    returns.
 
     On a SQLite file the writes that other threads of this process are waiting to make join it (group
     commit, module docstring): the thread that gets the turn runs every waiting write on its own session
@@ -252,7 +252,7 @@ def write_together(session: Session, work: Callable[[Session], T], rows: Sequenc
     return mine.result
 
 
-class NotApplied(Exception):
+class _NotApplied(Exception):
     """A row that had to change one row changed none, in a statement run for several writes at once: which
     write's row it was is not known, so the group is written again one write at a time."""
 
@@ -264,7 +264,8 @@ def _run_rows(session: Session, writes_rows: Sequence[Sequence[tuple]]) -> None:
 
     A row may carry a third item, a dict told under ``"applied"`` whether the row changed one row (an UPDATE
     that finds its row as it was read, an ``INSERT ... ON CONFLICT DO NOTHING`` that inserts): the statement
-    of such rows, run for several writes, must change one row per write, or :class:`NotApplied` is raised."""
+    of such rows, run for several writes, must change one row per write, or :class:`_NotApplied` is raised
+    (and the group is written one write at a time)."""
     order: list[Any] = []
     params: dict[int, list[tuple]] = {}
     for rows in writes_rows:
@@ -289,7 +290,7 @@ def _run_rows(session: Session, writes_rows: Sequence[Sequence[tuple]]) -> None:
         if len(rows) == 1:
             outcomes[0]["applied"] = result.rowcount == 1
         elif result.rowcount != len(rows):
-            raise NotApplied(f"{len(rows) - result.rowcount} of {len(rows)} rows did not apply")
+            raise _NotApplied(f"{len(rows) - result.rowcount} of {len(rows)} rows did not apply")
         else:
             for outcome in outcomes:
                 outcome["applied"] = True
