@@ -182,8 +182,9 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any
     """Write the learner (unless known to exist), the attempt, then ``planned.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
     (:func:`quizapp.db.write_together`), where the learners, the attempts and the rows ``planned.rows``
-    gives (if it has that method; the review cards) of the group are each one statement. Prepared statements only: on SQLite they run in the writer's turn, where each one holds up
-    the writers queued behind it."""
+    gives (if it has that method; the review cards) of the group are each one statement. Prepared
+    statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued
+    behind it."""
     attempt_row = (_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
     learner = None if learner_known else learner_row(session, attempt.learner_id)
     rows = [attempt_row] if learner_known else [learner, attempt_row] if learner is not None else []
