@@ -65,9 +65,9 @@ def ensure_learner(session: Session, learner_id: str) -> None:
     """Create the learner row if it does not exist yet (inside the caller's transaction). On SQLite and
     PostgreSQL one ``INSERT ... ON CONFLICT DO NOTHING`` with no read before it: it runs in the writer's
     turn of every attempt, where each statement holds up the writers queued behind it."""
-    stmt = _UPSERT.get(session.get_bind().dialect.name)
-    if stmt is not None:
-        session.connection().execute(stmt, {"id": learner_id})  # Core: no ORM entity is wanted here
+    row = learner_row(session, learner_id)
+    if row is not None:
+        session.connection().execute(*row)  # Core: no ORM entity is wanted here
         return
     if session.get(Learner, learner_id) is not None:
         return
