@@ -63,25 +63,20 @@ def _submit(client, variant: int = 3):
                        json={"variant": variant, "answers": {"a": "1.0", "b": "yes"}})
 
 
-def test_an_attempt_and_its_review_card_are_one_commit(app, client):
-    from sqlalchemy import event
-
+def test_an_attempt_and_its_review_card_are_one_commit(app, client, monkeypatch):
+    from quizapp import db as qdb
     from quizapp.db import get_db
     from quizapp.models import Attempt, ReviewCard
 
-    engine = get_db(app).engine
-    commits = []
-
-    def on_commit(_conn):
-        commits.append(1)
-
-    event.listen(engine, "commit", on_commit)
-    try:
+    syncs = []
+    if get_db(app).engine.dialect.name == "sqlite":  # the group commit syncs the WAL itself, once per group
+        real_sync = qdb._sync_to_disk
+        monkeypatch.setattr(qdb, "_sync_to_disk", lambda path: (syncs.append(path), real_sync(path)))
+    with testing.sql_seen(get_db(app).engine) as seen:
         r = _submit(client)
-    finally:
-        event.remove(engine, "commit", on_commit)
     assert r.status_code == 201 and r.get_json()["review"] is not None
-    assert len(commits) == 1  # with synchronous=FULL each commit waits for the disk
+    assert seen.commits == 1  # each commit is a wait for the disk
+    assert len(syncs) == (1 if get_db(app).engine.dialect.name == "sqlite" else 0)
     with app.app_context():
         session = get_db(app).Session()
         assert session.query(Attempt).count() == 1 and session.query(ReviewCard).count() == 1
@@ -227,22 +222,14 @@ def test_a_submit_reads_the_learners_history_once(app, client, monkeypatch):
 
 
 def _statements_of_submit(app, client) -> tuple[object, list[str]]:
-    """A submit's response and the SQL statements it ran, whitespace folded."""
-    from sqlalchemy import event
+    """A submit's response and the SQL statements it ran (transaction control left out), whitespace folded."""
+    import quiz_testing as testing
 
     from quizapp.db import get_db
 
-    statements = []
-
-    def seen(_conn, _cursor, statement, *_args):
-        statements.append(" ".join(statement.split()))
-
-    engine = get_db(app).engine
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
-        return _submit(client, 1), statements
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)
+    with testing.sql_seen(get_db(app).engine) as seen:
+        r = _submit(client, 1)
+    return r, seen.statements
 
 
 def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app, client):
@@ -347,22 +334,18 @@ def test_attempts_committed_together_on_one_card_are_each_rated(app, client):
 
 @pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
 def test_new_cards_of_a_group_are_one_statement(app):
-    from sqlalchemy import event
+    import quiz_testing as testing
 
     from quizapp.db import get_db
 
-    runs: list = []
-
-    def seen(_conn, _cursor, statement, parameters, _context, many):
-        if statement.startswith("INSERT INTO review_cards"):
-            runs.append(len(parameters) if many else 1)
-
-    engine = get_db(app).engine
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
+    with testing.sql_seen(get_db(app).engine) as seen:
         out = _submits_in_one_group(app, [(app.test_client(), v) for v in range(1, 6)])
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)
     assert [r.status_code for r in out] == [201] * 5
     assert all(r.get_json()["review"]["reps"] == 1 for r in out)
+    runs = [_rows_of(s) for s in seen.statements if s.startswith("INSERT INTO review_cards")]
     assert runs == [1, 4]  # the first alone, then the four that waited behind it
+
+
+def _rows_of(insert: str) -> int:
+    """The number of VALUES groups of an INSERT as SQLite traced it (values inlined; none has a ``), (``)."""
+    return insert.split(" VALUES ", 1)[1].count("), (") + 1

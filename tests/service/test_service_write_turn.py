@@ -116,17 +116,15 @@ def _learner_rows(db) -> list[str]:
         session.close()
 
 
-def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int]]:
+def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int], list[str]]:
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
     each while the test holds the process's writer turn, so that all but the first queue up; returns
-    (results or errors, in order; commits seen)."""
-    from sqlalchemy import event
+    (results or errors, in order; commits seen; statements run)."""
+    import quiz_testing as testing
 
     from quizapp import db as qdb
 
     path = os.path.abspath(db.engine.url.database)
-    commits: list[int] = []
-    event.listen(db.engine, "commit", lambda _conn: commits.append(1))
     out: list = [None] * len(works)
 
     def run(i: int) -> None:
@@ -140,6 +138,8 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int]]
             session.close()
 
     turn = qdb._turn_for(path)
+    seen = testing.sql_seen(db.engine)
+    watched = seen.__enter__()
     turn.acquire()
     threads = [threading.Thread(target=run, args=(0,))]
     threads[0].start()
@@ -160,8 +160,9 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int]]
     turn.release()
     for t in threads:
         t.join(60)
+    seen.__exit__(None, None, None)
     assert not any(t.is_alive() for t in threads)
-    return out, commits
+    return out, [1] * watched.commits, watched.statements
 
 
 def _add_learner(learner_id: str):
@@ -178,7 +179,7 @@ def _add_learner(learner_id: str):
 def test_writes_waiting_for_the_turn_are_committed_together(app):
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(1, 6)]
-    out, commits = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
+    out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
     assert out == ids  # each thread gets its own write's result
     assert len(commits) == 2  # the first alone, then the four that waited behind it in one commit
     assert set(ids) <= set(_learner_rows(db))
@@ -194,7 +195,7 @@ def test_a_failing_write_in_a_group_costs_no_other(app):
         raise RuntimeError("this write fails")
 
     works = [_add_learner(ids[0]), _add_learner(ids[1]), broken, _add_learner(ids[3]), _add_learner(ids[4])]
-    out, _commits = _writes_queued_behind_a_held_turn(db, works)
+    out, _commits, _statements = _writes_queued_behind_a_held_turn(db, works)
     assert isinstance(out[2], RuntimeError) and str(out[2]) == "this write fails"  # raised in its own thread
     assert [out[i] for i in (0, 1, 3, 4)] == [ids[i] for i in (0, 1, 3, 4)]
     rows = _learner_rows(db)
@@ -214,24 +215,13 @@ def _learner_rows_of(db, ids: list[str]) -> list:
 
 @pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
 def test_the_same_row_statement_of_a_group_runs_once_for_all_its_writes(app):
-    from sqlalchemy import event
-
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(21, 26)]
-    runs: list[tuple[bool, int]] = []
-
-    def seen(_conn, _cursor, statement, parameters, _context, many):
-        if statement.startswith("INSERT INTO learners"):
-            runs.append((many, len(parameters) if many else 1))
-
-    event.listen(db.engine, "before_cursor_execute", seen)
-    try:
-        works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, _learner_rows_of(db, ids))]
-        out, commits = _writes_queued_behind_a_held_turn(db, works)
-    finally:
-        event.remove(db.engine, "before_cursor_execute", seen)
+    works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, _learner_rows_of(db, ids))]
+    out, commits, statements = _writes_queued_behind_a_held_turn(db, works)
     assert out == ids and len(commits) == 2
-    assert runs == [(False, 1), (True, 4)]  # the first alone, then one executemany for the four queued
+    runs = [s.split(" VALUES ", 1)[1].count("), (") + 1 for s in statements if s.startswith("INSERT INTO learners")]
+    assert runs == [1, 4]  # the first alone, then one statement with a row for each of the four queued
     assert set(ids) <= set(_learner_rows(db))
 
 
@@ -248,7 +238,7 @@ def test_a_row_that_fails_in_a_group_costs_no_other_write(app):
     clash = (insert(Learner.__table__), {"id": ids[0], "role": "learner"})  # a second row with the first's id
     works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, rows)]
     works.insert(2, ((lambda _s: "clash"), [clash]))
-    out, _commits = _writes_queued_behind_a_held_turn(db, works)
+    out, _commits, _statements = _writes_queued_behind_a_held_turn(db, works)
     assert isinstance(out[2], IntegrityError)
     assert [out[i] for i in (0, 1, 3, 4)] == ids
     assert set(ids) <= set(_learner_rows(db))
@@ -275,3 +265,48 @@ def test_rows_keep_each_writes_order():
     learner, attempt, card = object(), object(), object()
     qdb._run_rows(_Session(), [[(attempt, {"a": 1})], [(learner, {"l": 2}), (attempt, {"a": 2}), (card, {"c": 2})]])
     assert conn.ran == [(learner, [{"l": 2}]), (attempt, [{"a": 1}, {"a": 2}]), (card, [{"c": 2}])]
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_no_write_of_a_group_returns_before_the_group_is_on_disk(app, monkeypatch):
+    """The group commits with synchronous=NORMAL and syncs the WAL itself after the turn: a write whose sync
+    failed is not answered as done, though its transaction committed."""
+    from quizapp import db as qdb
+
+    def no_disk(_path):
+        raise OSError("the disk is gone")
+
+    monkeypatch.setattr(qdb, "_sync_to_disk", no_disk)
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(41, 46)]
+    out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
+    assert len(commits) == 2 and all(isinstance(o, Exception) for o in out), out
+    # each group's writer raises its own sync's error; the writes it made for the others raise too
+    assert isinstance(out[0], OSError) and sum(isinstance(o, OSError) for o in out[1:]) == 1
+    assert sum(isinstance(o, RuntimeError) and "durable" in str(o) for o in out[1:]) == 3
+
+
+@pytest.mark.sqlite_only(reason="the pragmas are SQLite's")
+def test_only_the_group_commit_leaves_the_sync_to_after_the_turn(app):
+    from sqlalchemy import text
+
+    from quizapp import db as qdb
+
+    db = get_db(app)
+    with db.engine.connect() as conn:
+        assert conn.execute(text("PRAGMA synchronous")).scalar() == 2  # FULL: every other write
+    with qdb._group_writer(db.engine)() as writer:
+        assert writer.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL, then _sync_to_disk
+        assert writer.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+    assert qdb._group_writer(db.engine) is qdb._group_writer(db.engine)  # one per process and database
+
+
+def test_normal_is_refused_without_a_wal():
+    from sqlalchemy import text
+
+    from quizapp.db import make_engine
+
+    engine = make_engine("sqlite://", synchronous="NORMAL")  # in memory: no WAL to sync after the turn
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA synchronous")).scalar() == 2
+    engine.dispose()

@@ -265,3 +265,69 @@ def author_login(client, username: str, password: str) -> str:
     assert r.status_code == 302, r.get_data(as_text=True)
     with client.session_transaction() as sess:
         return sess["csrf"]
+
+
+class SqlSeen:
+    """What a database ran while :func:`sql_seen` watched: ``statements`` (whitespace folded, transaction
+    control left out) and ``commits``."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+        self.commits = 0
+
+    def add(self, statement: str) -> None:
+        text = " ".join(statement.split())
+        if text.upper() == "COMMIT":
+            self.commits += 1
+        elif text.upper() not in ("BEGIN", "ROLLBACK"):
+            self.statements.append(text)
+
+
+@contextmanager
+def sql_seen(engine) -> Iterator[SqlSeen]:
+    """Watch the SQL run for ``engine``'s database. On SQLite, SQLite's own trace of every connection checked
+    out meanwhile, from any engine (the group commit's own engine, and rows it sends to the driver directly,
+    included), with the values inlined; elsewhere SQLAlchemy's cursor events of ``engine`` (and its commits)."""
+    import sqlite3
+
+    from sqlalchemy import event
+    from sqlalchemy.pool import Pool
+
+    seen = SqlSeen()
+    if engine.dialect.name != "sqlite":
+        def on_execute(_conn, _cursor, statement, *_args):
+            seen.add(statement)
+
+        def on_commit(_conn):
+            seen.commits += 1
+
+        event.listen(engine, "before_cursor_execute", on_execute)
+        event.listen(engine, "commit", on_commit)
+        try:
+            yield seen
+        finally:
+            event.remove(engine, "before_cursor_execute", on_execute)
+            event.remove(engine, "commit", on_commit)
+        return
+    traced: list = []
+    lock = threading.Lock()
+
+    def locked_add(statement: str) -> None:
+        with lock:
+            seen.add(statement)
+
+    def on_checkout(dbapi_connection, _record, _proxy):
+        if isinstance(dbapi_connection, sqlite3.Connection):
+            dbapi_connection.set_trace_callback(locked_add)
+            traced.append(dbapi_connection)
+
+    event.listen(Pool, "checkout", on_checkout)
+    try:
+        yield seen
+    finally:
+        event.remove(Pool, "checkout", on_checkout)
+        for connection in traced:
+            try:
+                connection.set_trace_callback(None)
+            except sqlite3.ProgrammingError:  # closed meanwhile
+                pass
