@@ -11,7 +11,8 @@ the parameters put in the driver's order and through the column types' bind proc
 SQLAlchemy would -- and in the turn the rows of one INSERT statement go to SQLite as one statement with a
 ``VALUES`` group per row (one call into the driver instead of one per row). Other statements (the UPDATE of
 a review card) run as one ``executemany`` on the driver's cursor. A statement this cannot prepare
-(RETURNING, a column default computed in SQL, no positional parameters) is left to SQLAlchemy.
+(RETURNING, a column default computed in SQL, parameters rendered into the SQL at execution, another
+dialect) is left to SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -38,11 +39,15 @@ class Prepared:
 
     __slots__ = ("compiled", "sql", "names", "processors", "defaults", "values_group", "_multi")
 
-    def __init__(self, compiled: Any, defaults: dict[str, Any]) -> None:
+    def __init__(self, compiled: Any, dialect: Dialect, defaults: dict[str, Any]) -> None:
         self.compiled = compiled
         self.sql: str = compiled.string
         self.names: list[str] = list(compiled.positiontup)
-        self.processors: dict[str, Any] = dict(compiled._bind_processors)
+        self.processors: dict[str, Any] = {}
+        for name in self.names:  # each parameter's type as this dialect processes it (TypeEngine.bind_processor)
+            proc = compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+            if proc is not None:
+                self.processors[name] = proc
         self.defaults = defaults
         match = _VALUES.search(self.sql) if isinstance(compiled.statement, Insert) else None
         self.values_group: str | None = match.group(1) if match and len(_VALUES.findall(self.sql)) == 1 else None
@@ -94,8 +99,9 @@ def _compile(stmt: ClauseElement, dialect: Dialect, keys: frozenset[str]) -> Pre
     if dialect.name != "sqlite" or dialect.paramstyle != "qmark":
         return None
     compiled = stmt.compile(dialect=dialect, column_keys=sorted(keys))
-    if getattr(compiled, "effective_returning", None) or compiled.positiontup is None:
-        return None
+    if (getattr(compiled, "effective_returning", None) or compiled.positiontup is None
+            or compiled.literal_execute_params or compiled.post_compile_params):
+        return None  # rows come back, or the SQL itself changes with the values (IN lists)
     defaults: dict[str, Any] = {}
     for column in [*compiled.insert_prefetch, *compiled.update_prefetch]:
         default = column.default if column in compiled.insert_prefetch else column.onupdate
@@ -104,7 +110,7 @@ def _compile(stmt: ClauseElement, dialect: Dialect, keys: frozenset[str]) -> Pre
         defaults[column.key] = (lambda v=default.arg: v) if default.is_scalar else (lambda f=default.arg: f(None))
     if compiled.postfetch and isinstance(stmt, Insert) and any(c.server_default is None for c in compiled.postfetch):
         return None  # a value computed in SQL that SQLAlchemy would read back
-    return Prepared(compiled, defaults)
+    return Prepared(compiled, dialect, defaults)
 
 
 def run(cursor: Any, prepared: Prepared, rows: Sequence[tuple]) -> int:

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime, timezone
 
 import pytest
-from sqlalchemy import create_engine, event, insert, select
+from sqlalchemy import bindparam, create_engine, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from quizapp import sqlite_rows
@@ -149,6 +149,8 @@ def test_statements_it_cannot_send_directly_are_left_to_sqlalchemy(tmp_path):
     engine = _engine(tmp_path)
     returning = insert(Learner.__table__).returning(Learner.id)
     assert sqlite_rows.prepare(returning, engine.dialect, frozenset({"id", "role"})) is None
+    in_list = update(Learner.__table__).where(Learner.id.in_(bindparam("ids", expanding=True))).values(role="x")
+    assert sqlite_rows.prepare(in_list, engine.dialect, frozenset({"ids"})) is None  # its SQL depends on the list
     postgres = create_engine("postgresql+psycopg://u@localhost/db")  # never connects
     assert sqlite_rows.prepare(insert(Learner.__table__), postgres.dialect, frozenset({"id", "role"})) is None
 
