@@ -1,4 +1,5 @@
-"""The gunicorn worker ``quizapp serve`` runs: gthread, draining its accepted connections on a graceful stop.
+"""The gunicorn worker ``quizapp serve`` runs: gthread, draining its accepted connections on a graceful stop,
+and handing a connection whose request has arrived to a thread as it accepts it.
 
 gunicorn's gthread worker accepts a connection, then waits in its event loop for the request to arrive
 before handing it to a thread. On a graceful stop (SIGTERM, and so each old worker of a SIGHUP rolling
@@ -12,6 +13,13 @@ The master sends SIGTERM again on each of its rounds until a retiring worker is 
 while the worker's interpreter was shutting down (its handlers already reset) ended it by the signal, and
 the master logged an ERROR for an orderly exit. Once its loop is done the worker blocks SIGTERM.
 
+Accepting: gthread registers each new connection with its event loop and hands it to a thread on the next
+round, once the request is readable. Under load that round waits for the interpreter like every thread of
+the worker, and nearly every client sends its request with the connection; so this worker peeks at the
+socket when it accepts and hands a connection whose request is there to a thread at once (measured with two
+workers, 32 clients submitting and one reading pages: page p90 84-92 -> 72-84 ms, submits +13%). A
+connection with nothing to read yet goes to the event loop as in gthread, so idle clients hold no thread.
+
 Leaving: after gunicorn's own clean-up (its ``worker_exit`` hook, :meth:`DrainingThreadWorker.leave`) a
 worker whose loop ended normally runs the exit handlers (the grader pool stops its children), flushes its
 logs and exits at once. The interpreter's finalisation, which it skips, spent about four seconds freeing a
@@ -21,13 +29,17 @@ heap the kernel frees in no time, and so held up every stop and restart of the s
 from __future__ import annotations
 
 import atexit
+import errno
 import logging
 import os
+import selectors
 import signal
+import socket
 import sys
 import time
+from functools import partial
 
-from gunicorn.workers.gthread import ThreadWorker
+from gunicorn.workers.gthread import TConn, ThreadWorker
 
 
 class DrainingThreadWorker(ThreadWorker):
@@ -56,6 +68,29 @@ class DrainingThreadWorker(ThreadWorker):
             except (OSError, ValueError):
                 pass
         os._exit(0)
+
+    def accept(self, server, listener) -> None:
+        """gthread's accept, except that a connection whose request has already arrived (the usual case: a
+        client sends it with the connection) goes to a thread at once instead of through one more round of
+        the event loop, which under load waits for the interpreter like any other thread. A connection with
+        nothing to read yet waits in the event loop as in gthread, so idle clients hold no thread."""
+        try:
+            sock, client = listener.accept()
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        conn = TConn(self.cfg, sock, client, server)
+        self.nr_conns += 1
+        try:
+            arrived = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except OSError:  # nothing yet (EAGAIN), or a reset the event loop's path reports as gthread does
+            arrived = b""
+        if arrived:
+            self.enqueue_req(conn)
+            return
+        with self._lock:
+            self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_client_socket_readable, conn))
 
     def handle_exit(self, sig, frame) -> None:
         # Only a deadline here (a signal handler): the event loop does the rest between two of its rounds.

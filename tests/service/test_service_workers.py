@@ -159,3 +159,47 @@ def test_serve_runs_gunicorn_workers(tmp_path):
     stored = {row[0] for row in conn.execute("SELECT id FROM attempts")}
     conn.close()
     assert stored == ids
+
+
+def _raw_get(sock: socket.socket, path: str) -> bytes:
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n".encode())
+    chunks = []
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+@pytest.mark.slow
+def test_a_connection_without_a_request_holds_no_thread(tmp_path):
+    """A worker hands a connection to a thread at once when its request came with it, and otherwise leaves
+    it to the event loop until the request arrives: with one thread, a client that connected and sent
+    nothing yet does not keep others waiting, and is served once it sends."""
+    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "workers",
+           "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false"}
+    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
+           "--workers", "1", "--threads", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = []
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if line.startswith("serving on http://"):
+                break
+        else:
+            raise AssertionError("".join(seen))
+        threading.Thread(target=lambda: seen.extend(proc.stdout), daemon=True).start()
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as idle:
+            for _ in range(3):  # the one thread is free for others meanwhile (a timeout here: it was held)
+                with socket.create_connection(("127.0.0.1", port), timeout=20) as other:
+                    assert _raw_get(other, "/healthz").startswith(b"HTTP/1.1 200")
+            assert _raw_get(idle, "/healthz").startswith(b"HTTP/1.1 200")  # its request, when it comes
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
