@@ -103,24 +103,30 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.mark.slow
-def test_serve_runs_gunicorn_workers(tmp_path):
-    assert serving.gunicorn_available()  # Linux: `quizapp serve` picks gunicorn
+def _serve(tmp_path, *, workers: int, threads: int, **env: str) -> tuple[subprocess.Popen, int, list[str]]:
+    """``quizapp serve`` (gunicorn) on the sample question and a database in ``tmp_path``, started: the
+    process, its port and the lines it printed up to "serving on"."""
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "workers",
-           "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom")}
+           "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", **env}
     cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
-           "--workers", "2", "--threads", "4"]
+           "--workers", str(workers), "--threads", str(threads)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if line.startswith("serving on http://"):
+            return proc, port, seen
+    proc.wait()
+    raise AssertionError("".join(seen))
+
+
+@pytest.mark.slow
+def test_serve_runs_gunicorn_workers(tmp_path):
+    assert serving.gunicorn_available()  # Linux: `quizapp serve` picks gunicorn
+    proc, port, seen = _serve(tmp_path, workers=2, threads=4, PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prom"))
     try:
-        for line in proc.stdout:
-            seen.append(line)
-            if line.startswith("serving on http://"):
-                break
-        else:
-            raise AssertionError("".join(seen))
         assert "2 worker(s) x 4 threads" in seen[-1]
         drain = threading.Thread(target=lambda: seen.extend(proc.stdout), daemon=True)
         drain.start()
@@ -176,21 +182,8 @@ def test_a_connection_without_a_request_holds_no_thread(tmp_path):
     """A worker hands a connection to a thread at once when its request came with it, and otherwise leaves
     it to the event loop until the request arrives: with one thread, a client that connected and sent
     nothing yet does not keep others waiting, and is served once it sends."""
-    bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "workers",
-           "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false"}
-    cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
-           "--workers", "1", "--threads", "1"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    seen = []
+    proc, port, seen = _serve(tmp_path, workers=1, threads=1)
     try:
-        for line in proc.stdout:
-            seen.append(line)
-            if line.startswith("serving on http://"):
-                break
-        else:
-            raise AssertionError("".join(seen))
         threading.Thread(target=lambda: seen.extend(proc.stdout), daemon=True).start()
         with socket.create_connection(("127.0.0.1", port), timeout=20) as idle:
             for _ in range(3):  # the one thread is free for others meanwhile (a timeout here: it was held)
