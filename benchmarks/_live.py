@@ -68,40 +68,22 @@ def call(method: str, url: str, body: dict | None = None, timeout: float = 30) -
 
 
 def _parse(raw: bytes) -> tuple[int | None, dict | None]:
-    """(status, JSON body or None) of a whole HTTP/1.1 answer; (None, None) when it is cut short."""
+    """(status, JSON body or None) of a whole HTTP/1.1 answer (the service and the bare app always send a
+    ``Content-Length``); (None, None) when it is cut short."""
     head, sep, payload = raw.partition(b"\r\n\r\n")
     lines = head.split(b"\r\n")
     try:
         status = int(lines[0].split(b" ", 2)[1])
     except (IndexError, ValueError):
         return None, None
-    fields = dict((k.strip().lower(), v.strip()) for k, _, v in (x.partition(b":") for x in lines[1:]))
-    if fields.get(b"transfer-encoding", b"").lower() == b"chunked":
-        payload = _unchunk(payload)
-        if payload is None:
-            return None, None
-    elif not sep or len(payload) < int(fields.get(b"content-length", len(payload))):
+    length = next((v for k, _, v in (x.partition(b":") for x in lines[1:]) if k.strip().lower() == b"content-length"),
+                  None)
+    if not sep or length is None or len(payload) < int(length):
         return None, None
     try:
         return status, json.loads(payload) if payload[:1] in (b"{", b"[") else None
     except ValueError:
         return status, None
-
-
-def _unchunk(payload: bytes) -> bytes | None:
-    out, pos = [], 0
-    while True:
-        end = payload.find(b"\r\n", pos)
-        if end < 0:
-            return None
-        try:
-            size = int(payload[pos:end].split(b";")[0], 16)
-        except ValueError:
-            return None
-        if size == 0:
-            return b"".join(out)
-        out.append(payload[end + 2:end + 2 + size])
-        pos = end + 2 + size + 2
 
 
 def read_pages(url: str, ready, stop, out) -> None:

@@ -342,10 +342,5 @@ def test_new_cards_of_a_group_are_one_statement(app):
         out = _submits_in_one_group(app, [(app.test_client(), v) for v in range(1, 6)])
     assert [r.status_code for r in out] == [201] * 5
     assert all(r.get_json()["review"]["reps"] == 1 for r in out)
-    runs = [_rows_of(s) for s in seen.statements if s.startswith("INSERT INTO review_cards")]
+    runs = [testing.values_groups(s) for s in seen.statements if s.startswith("INSERT INTO review_cards")]
     assert runs == [1, 4]  # the first alone, then the four that waited behind it
-
-
-def _rows_of(insert: str) -> int:
-    """The number of VALUES groups of an INSERT as SQLite traced it (values inlined; none has a ``), (``)."""
-    return insert.split(" VALUES ", 1)[1].count("), (") + 1

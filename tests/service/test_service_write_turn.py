@@ -7,6 +7,8 @@ import threading
 
 import pytest
 
+import quiz_testing as testing
+
 from quizapp.db import get_db, write_turn
 
 
@@ -120,8 +122,6 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
     each while the test holds the process's writer turn, so that all but the first queue up; returns
     (results or errors, in order; commits seen; statements run)."""
-    import quiz_testing as testing
-
     from quizapp import db as qdb
 
     path = os.path.abspath(db.engine.url.database)
@@ -138,30 +138,28 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
             session.close()
 
     turn = qdb._turn_for(path)
-    seen = testing.sql_seen(db.engine)
-    watched = seen.__enter__()
-    turn.acquire()
-    threads = [threading.Thread(target=run, args=(0,))]
-    threads[0].start()
-    queue = qdb._queue_for(path)
-    for _ in range(10_000):  # the first thread is the writer now, blocked on the turn
-        with queue.cond:
-            if queue.writing:
-                break
-        threading.Event().wait(0.001)
-    threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
-    for t in threads[1:]:
-        t.start()
-    for _ in range(10_000):  # every other write is queued behind it
-        with queue.cond:
-            if len(queue.waiting) == len(works) - 1:
-                break
-        threading.Event().wait(0.001)
-    turn.release()
-    for t in threads:
-        t.join(60)
-    seen.__exit__(None, None, None)
-    assert not any(t.is_alive() for t in threads)
+    with testing.sql_seen(db.engine) as watched:
+        turn.acquire()
+        threads = [threading.Thread(target=run, args=(0,))]
+        threads[0].start()
+        queue = qdb._queue_for(path)
+        for _ in range(10_000):  # the first thread is the writer now, blocked on the turn
+            with queue.cond:
+                if queue.writing:
+                    break
+            threading.Event().wait(0.001)
+        threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
+        for t in threads[1:]:
+            t.start()
+        for _ in range(10_000):  # every other write is queued behind it
+            with queue.cond:
+                if len(queue.waiting) == len(works) - 1:
+                    break
+            threading.Event().wait(0.001)
+        turn.release()
+        for t in threads:
+            t.join(60)
+        assert not any(t.is_alive() for t in threads)
     return out, [1] * watched.commits, watched.statements
 
 
@@ -220,7 +218,7 @@ def test_the_same_row_statement_of_a_group_runs_once_for_all_its_writes(app):
     works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, _learner_rows_of(db, ids))]
     out, commits, statements = _writes_queued_behind_a_held_turn(db, works)
     assert out == ids and len(commits) == 2
-    runs = [s.split(" VALUES ", 1)[1].count("), (") + 1 for s in statements if s.startswith("INSERT INTO learners")]
+    runs = [testing.values_groups(s) for s in statements if s.startswith("INSERT INTO learners")]
     assert runs == [1, 4]  # the first alone, then one statement with a row for each of the four queued
     assert set(ids) <= set(_learner_rows(db))
 

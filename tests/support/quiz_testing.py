@@ -283,6 +283,12 @@ class SqlSeen:
             self.statements.append(text)
 
 
+def values_groups(insert: str) -> int:
+    """The rows of an INSERT as SQLite traced it: its VALUES groups (values inlined; the tests' values hold
+    no ``), (``)."""
+    return insert.split(" VALUES ", 1)[1].count("), (") + 1
+
+
 @contextmanager
 def sql_seen(engine) -> Iterator[SqlSeen]:
     """Watch the SQL run for ``engine``'s database. On SQLite, SQLite's own trace of every connection checked
