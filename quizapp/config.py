@@ -15,6 +15,9 @@
 ``REDIS_URL``          the Redis of the grading queue (default ``redis://127.0.0.1:6379/0``)
 ``GRADING_QUEUE``      the queue's name (default ``grading``); ``GRADING_QUEUE_WAIT``: seconds a request
                        waits for a queued verdict before answering 503 / storing ``undecided`` (default 30)
+``PUBLISHED_SET_RECHECK`` seconds a worker trusts its copy of the published questions for changes made by
+                       other processes (default 1; ``0``: checked on every request;
+                       ``quizapp.services.question_cache``)
 =====================  =========================================================================
 """
 
@@ -60,6 +63,10 @@ REFERENCE_MAX_ELEMENTS = 1_000_000
 #: Items and characters the page-rendering endpoint renders in one request.
 RENDER_MAX_ITEMS = 500
 RENDER_MAX_CHARS = 200_000
+#: Seconds a process trusts its copy of the published questions for changes committed by other processes
+#: (``PUBLISHED_SET_RECHECK``; ``quizapp.services.question_cache``): a publish on one worker reaches the
+#: others within this, and at once for a question id they did not know.
+DEFAULT_PUBLISHED_SET_RECHECK = 1.0
 #: Rendered question pages kept per process.
 VIEW_CACHE_SIZE = 512
 #: Relative addresses a worker keeps built (quizapp.url_memo); the memo starts over when full.
@@ -102,6 +109,19 @@ def _int_env(name: str, default: int) -> int:
         raise RuntimeError(f"environment variable {name} must be an integer, got {raw!r}") from None
 
 
+def _float_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise RuntimeError(f"environment variable {name} must be a number of seconds >= 0, got {raw!r}")
+    return value
+
+
 def _bool_env(name: str, default: bool = False) -> bool:
     raw = (os.environ.get(name) or "").strip().lower()
     if raw == "":
@@ -136,6 +156,7 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
         "GRADING_QUEUE": os.environ.get("GRADING_QUEUE") or DEFAULT_GRADING_QUEUE,
         "GRADING_QUEUE_WAIT": float(os.environ.get("GRADING_QUEUE_WAIT") or DEFAULT_GRADING_QUEUE_WAIT),
+        "PUBLISHED_SET_RECHECK": _float_env("PUBLISHED_SET_RECHECK", DEFAULT_PUBLISHED_SET_RECHECK),
         "SQLITE_BUSY_TIMEOUT_MS": _int_env("SQLITE_BUSY_TIMEOUT_MS", 30_000),
         "DB_POOL_SIZE": _int_env("DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE),
         "DB_POOL_OVERFLOW": _int_env("DB_POOL_OVERFLOW", DEFAULT_DB_POOL_OVERFLOW),
