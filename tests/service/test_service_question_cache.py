@@ -146,3 +146,20 @@ def test_the_memo_follows_a_publish_in_the_same_session(app):
         assert published_version(session, testing.SAMPLE_QUESTION["id"]) is newer is not first
         session.rollback()
         session.close()
+
+
+@pytest.mark.parametrize("raw, expected", [("0", 0.0), ("2.5", 2.5), ("", 1.0)])
+def test_the_recheck_interval_comes_from_the_environment(monkeypatch, raw, expected):
+    from quizapp.config import DEFAULT_PUBLISHED_SET_RECHECK, from_env
+
+    monkeypatch.setenv("PUBLISHED_SET_RECHECK", raw)
+    assert from_env("/nowhere")["PUBLISHED_SET_RECHECK"] == (expected if raw else DEFAULT_PUBLISHED_SET_RECHECK)
+
+
+@pytest.mark.parametrize("raw", ["-1", "soon", "nan", "inf"])
+def test_a_bad_recheck_interval_is_refused_naming_the_variable(monkeypatch, raw):
+    from quizapp.config import from_env
+
+    monkeypatch.setenv("PUBLISHED_SET_RECHECK", raw)
+    with pytest.raises(RuntimeError, match="PUBLISHED_SET_RECHECK"):
+        from_env("/nowhere")
