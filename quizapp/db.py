@@ -196,21 +196,31 @@ def write_turn(session: Session) -> Iterator[None]:
 
 class _Write:
     """One thread's write waiting for a group commit: its ``rows`` and ``work`` and, once ``done`` (committed
-    and synced to disk, or failed), its result or error."""
+    and synced to disk, or failed), its result or error. Its thread sleeps on a lock of its own until it is
+    woken, once: when its write is done, or when the turn passes to it and it writes the queue."""
 
-    __slots__ = ("rows", "work", "taken", "ran", "done", "result", "error")
+    __slots__ = ("rows", "work", "ran", "done", "result", "error", "_asleep")
 
     def __init__(self, work: Callable[[Session], Any], rows: Sequence[tuple]) -> None:
         self.rows, self.work = rows, work
-        self.taken = self.ran = self.done = False  # in a group being written; committed or failed; answered
+        self.ran = self.done = False  # committed or failed; answered
         self.result, self.error = None, None
+        self._asleep = threading.Lock()
+        self._asleep.acquire()
+
+    def sleep(self) -> None:
+        self._asleep.acquire()
+
+    def wake(self) -> None:
+        self._asleep.release()
 
 
 class _Queue:
-    """The writes of this process waiting for one database's turn, and whether a thread is writing them."""
+    """The writes of this process waiting for one database's turn, and whether a thread is writing them (or
+    has been asked to: the turn is handed from one group's writer to the first write queued behind it)."""
 
     def __init__(self) -> None:
-        self.cond = threading.Condition()
+        self.lock = threading.Lock()
         self.waiting: list[_Write] = []
         self.writing = False
 
@@ -234,16 +244,18 @@ def write_together(session: Session, work: Callable[[Session], T], rows: Sequenc
 
     On a SQLite file the writes that other threads of this process are waiting to make join it (group
     commit, module docstring): the thread that gets the turn runs every waiting write on the group commit's
-    session ``s`` (:func:`_group_writer`), in one transaction, commits once and, after passing the turn on,
-    syncs the WAL to disk (:func:`_sync_to_disk`); then the others wake up with their result. A statement
-    that several writes of the group give in ``rows`` runs once, with all their parameters (an INSERT as one
-    statement with a VALUES group per row): the turn is held for as few statements as there are kinds of
-    row, not one per row and write, and statements the writes share must come in the same order in each.
-    The rows are bound before the turn. Then each ``work`` runs. If anything fails, the transaction is
-    rolled back and each write is run again alone, so a failing write costs no other. ``work`` must
-    therefore only write through the session it is given, and may run on another thread. Elsewhere
-    (PostgreSQL, which lets writers of different rows proceed together) it all runs in ``session``'s own
-    transaction."""
+    session ``s`` (:func:`_group_writer`), in one transaction, commits once, hands the turn to the first
+    write queued meanwhile and syncs the WAL to disk (:func:`_sync_to_disk`); then it wakes the others of
+    its group with their result. Each waiting thread is woken once, when there is something for it to do (a
+    condition shared by the queue woke every waiting thread at each step, and each woken thread had to take
+    the interpreter back only to sleep again). A statement that several writes of the group give in ``rows``
+    runs once, with all their parameters (an INSERT as one statement with a VALUES group per row): the turn
+    is held for as few statements as there are kinds of row, not one per row and write, and statements the
+    writes share must come in the same order in each. The rows are bound before the turn. Then each
+    ``work`` runs. If anything fails, the transaction is rolled back and each write is run again alone, so
+    a failing write costs no other. ``work`` must therefore only write through the session it is given, and
+    may run on another thread. Elsewhere (PostgreSQL, which lets writers of different rows proceed together)
+    it all runs in ``session``'s own transaction."""
     path = _sqlite_file(session)
     if path is None:
         try:
@@ -255,38 +267,45 @@ def write_together(session: Session, work: Callable[[Session], T], rows: Sequenc
             raise
         return result
     queue, mine = _queue_for(path), _Write(work, _bind_rows(session, rows))
-    with queue.cond:
+    with queue.lock:
         queue.waiting.append(mine)
-        while not mine.done and (mine.taken or queue.writing):
-            queue.cond.wait()
-        if not mine.done:  # this thread writes the queue, its own write included
-            queue.writing = True
-            batch, queue.waiting = queue.waiting, []
-            for write in batch:
-                write.taken = True
-    if not mine.done:
-        synced = False
-        try:
-            try:
-                with write_turn(session), _group_writer(session.get_bind())() as writer:
-                    _commit_together(writer, batch)
-            finally:
-                with queue.cond:  # the process's next group may take the turn while this one syncs
-                    queue.writing = False
-                    queue.cond.notify_all()
-            _sync_to_disk(path)
-            synced = True
-        finally:
-            with queue.cond:
-                for write in batch:
-                    if write.error is None and not (synced and write.ran):  # the turn or the sync failed
-                        write.error = RuntimeError("the write was not made durable" if write.ran
-                                                   else "the write was not run")
-                    write.done = True
-                queue.cond.notify_all()
+        leading = not queue.writing
+        queue.writing = True
+    if not leading:
+        mine.sleep()  # until done, or until the turn is handed to this write
+    if not mine.done:  # this thread writes the queue, its own write included
+        _write_queue(queue, mine, session, path)
     if mine.error is not None:
         raise mine.error
     return mine.result
+
+
+def _write_queue(queue: _Queue, mine: _Write, session: Session, path: str) -> None:
+    """The writer's part of :func:`write_together` (its own write ``mine``): every write waiting in
+    ``queue``, in one group; then each of them is answered."""
+    with queue.lock:
+        batch, queue.waiting = queue.waiting, []
+    synced = False
+    try:
+        try:
+            with write_turn(session), _group_writer(session.get_bind())() as writer:
+                _commit_together(writer, batch)
+        finally:
+            with queue.lock:  # the process's next group may take the turn while this one syncs
+                following = queue.waiting[0] if queue.waiting else None
+                queue.writing = following is not None  # handed on: the next write leads its group
+            if following is not None:
+                following.wake()
+        _sync_to_disk(path)
+        synced = True
+    finally:
+        for write in batch:
+            if write.error is None and not (synced and write.ran):  # the turn or the sync failed
+                write.error = RuntimeError("the write was not made durable" if write.ran else "the write was not run")
+            write.done = True
+        for write in batch:
+            if write is not mine:
+                write.wake()
 
 
 def _group_writer(engine: Engine) -> sessionmaker:

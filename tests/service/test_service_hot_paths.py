@@ -287,7 +287,7 @@ def _submits_in_one_group(app, clients_variants: list) -> list:
 
     def wait_until(ready) -> None:
         for _ in range(20_000):
-            with queue.cond:
+            with queue.lock:
                 if ready():
                     return
             threading.Event().wait(0.001)

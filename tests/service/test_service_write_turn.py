@@ -144,7 +144,7 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
         threads[0].start()
         queue = qdb._queue_for(path)
         for _ in range(10_000):  # the first thread is the writer now, blocked on the turn
-            with queue.cond:
+            with queue.lock:
                 if queue.writing:
                     break
             threading.Event().wait(0.001)
@@ -152,7 +152,7 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
         for t in threads[1:]:
             t.start()
         for _ in range(10_000):  # every other write is queued behind it
-            with queue.cond:
+            with queue.lock:
                 if len(queue.waiting) == len(works) - 1:
                     break
             threading.Event().wait(0.001)
@@ -180,6 +180,53 @@ def test_writes_waiting_for_the_turn_are_committed_together(app):
     out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
     assert out == ids  # each thread gets its own write's result
     assert len(commits) == 2  # the first alone, then the four that waited behind it in one commit
+    assert set(ids) <= set(_learner_rows(db))
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_the_turn_passes_to_the_writes_queued_during_a_group_and_each_thread_is_woken_once(app, monkeypatch):
+    """Writes that queue while a group is being written form the next group, written by the first of them;
+    a waiting thread is woken once (to write the next group, or with its result), never to wait again."""
+    from quizapp import db as qdb
+
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(51, 55)]
+    wakes: list[int] = []
+    wake = qdb._Write.wake
+    monkeypatch.setattr(qdb._Write, "wake", lambda self: (wakes.append(id(self)), wake(self))[1])
+    path = os.path.abspath(db.engine.url.database)
+    queue = qdb._queue_for(path)
+    in_group, out = threading.Event(), [None] * len(ids)
+
+    def first(session):  # the first group's write holds it until the others have queued behind it
+        in_group.set()
+        for _ in range(10_000):
+            with queue.lock:
+                if len(queue.waiting) == len(ids) - 1:
+                    break
+            threading.Event().wait(0.001)
+        return _add_learner(ids[0])(session)
+
+    def run(i: int) -> None:
+        session = db.Session()
+        try:
+            out[i] = qdb.write_together(session, first if i == 0 else _add_learner(ids[i]))
+        finally:
+            session.close()
+
+    with testing.sql_seen(db.engine) as watched:
+        threads = [threading.Thread(target=run, args=(0,))]
+        threads[0].start()
+        assert in_group.wait(60)
+        threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(ids))]
+        for t in threads[1:]:
+            t.start()
+        for t in threads:
+            t.join(60)
+    assert not any(t.is_alive() for t in threads)
+    assert out == ids and watched.commits == 2  # the first alone, then the three queued meanwhile together
+    # the second group's writer was woken to write it, the two others with their results: three wakes
+    assert len(wakes) == len(set(wakes)) == len(ids) - 1
     assert set(ids) <= set(_learner_rows(db))
 
 
