@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from pathlib import Path
@@ -109,15 +110,15 @@ def _int_env(name: str, default: int) -> int:
         raise RuntimeError(f"environment variable {name} must be an integer, got {raw!r}") from None
 
 
-def _float_env(name: str, default: float) -> float:
+def _seconds_env(name: str, default: float) -> float:
     raw = os.environ.get(name)
     if raw in (None, ""):
         return default
     try:
         value = float(raw)
     except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
+        value = math.nan
+    if not 0 <= value < math.inf:
         raise RuntimeError(f"environment variable {name} must be a number of seconds >= 0, got {raw!r}")
     return value
 
@@ -156,7 +157,7 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
         "GRADING_QUEUE": os.environ.get("GRADING_QUEUE") or DEFAULT_GRADING_QUEUE,
         "GRADING_QUEUE_WAIT": float(os.environ.get("GRADING_QUEUE_WAIT") or DEFAULT_GRADING_QUEUE_WAIT),
-        "PUBLISHED_SET_RECHECK": _float_env("PUBLISHED_SET_RECHECK", DEFAULT_PUBLISHED_SET_RECHECK),
+        "PUBLISHED_SET_RECHECK": _seconds_env("PUBLISHED_SET_RECHECK", DEFAULT_PUBLISHED_SET_RECHECK),
         "SQLITE_BUSY_TIMEOUT_MS": _int_env("SQLITE_BUSY_TIMEOUT_MS", 30_000),
         "DB_POOL_SIZE": _int_env("DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE),
         "DB_POOL_OVERFLOW": _int_env("DB_POOL_OVERFLOW", DEFAULT_DB_POOL_OVERFLOW),

@@ -19,7 +19,7 @@ The rows (and their ``data``) are shared between requests: callers read them and
 Views built from them (the API list's encoded JSON per language and filter, :func:`derived`) are kept under
 the same fingerprint, at most ``MAX_DERIVED`` per fingerprint, so a listing costs no query and no encoding
 between two checks. The cache is a module dict filled on use: a worker forked from a preloading master
-starts with the master's copy, which is checked against the fingerprint on the worker's first request.
+starts with the master's copy, trusted for what is left of its interval.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, object_session
 
 from ..config import DEFAULT_PUBLISHED_SET_RECHECK
-
 from ..models import QuestionVersion
 from .questions import _level_key, _ref_key, _row
+
 
 class _Kept(NamedTuple):
     fingerprint: tuple
@@ -88,8 +88,8 @@ def published_rows(session: Session) -> list[dict[str, Any]]:
 
 
 def published_row(session: Session, qid: str) -> dict[str, Any] | None:
-    """The published row of question ``qid`` (shared: read, never mutated), or None: one aggregate query
-    instead of loading and decoding the version's document on every request that shows or grades it."""
+    """The published row of question ``qid`` (shared: read, never mutated), or None: the kept rows instead of
+    loading and decoding the version's document on every request that shows or grades it."""
     row = derived(session, _BY_ID, _index).get(qid)
     if row is None:  # published on another worker since the last check? (else a 404, which costs a check)
         _current(session, str(session.get_bind().url), recheck=True)
