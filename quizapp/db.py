@@ -282,15 +282,29 @@ def write_together(session: Session, work: Callable[[Session], T], rows: Sequenc
 
 def _write_queue(queue: _Queue, mine: _Write, session: Session, path: str) -> None:
     """The writer's part of :func:`write_together` (its own write ``mine``): every write waiting in
-    ``queue``, in one group; then each of them is answered."""
-    with queue.lock:
-        batch, queue.waiting = queue.waiting, []
+    ``queue`` once the turn is taken, in one group; then each of them is answered."""
+    batch: list[_Write] | None = None
+
+    def take() -> list[_Write]:
+        nonlocal batch
+        with queue.lock:
+            batch, queue.waiting = queue.waiting, []
+        return batch
+
     synced = False
     try:
         try:
-            with write_turn(session), _group_writer(session.get_bind())() as writer:
-                _commit_together(writer, batch)
+            with _group_writer(session.get_bind())() as writer:
+                # The connection is checked out before the turn and given back after it: the turn, which
+                # the other workers wait for, holds the statements and the commit only.
+                writer.connection()
+                with write_turn(session):
+                    # Taken now, not before waiting for the turn: the writes queued meanwhile (while another
+                    # worker held it) join this group rather than each group paying for a turn of its own.
+                    _commit_together(writer, take())
         finally:
+            if batch is None:  # the turn could not be taken: the writes waiting fail with this one
+                take()
             with queue.lock:  # the process's next group may take the turn while this one syncs
                 following = queue.waiting[0] if queue.waiting else None
                 queue.writing = following is not None  # handed on: the next write leads its group

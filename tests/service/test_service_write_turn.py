@@ -120,8 +120,8 @@ def _learner_rows(db) -> list[str]:
 
 def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int], list[str]]:
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
-    each while the test holds the process's writer turn, so that all but the first queue up; returns
-    (results or errors, in order; commits seen; statements run)."""
+    each while the test holds the process's writer turn, so that the first waits for the turn and the others
+    queue behind it; returns (results or errors, in order; commits seen; statements run)."""
     from quizapp import db as qdb
 
     path = os.path.abspath(db.engine.url.database)
@@ -151,11 +151,13 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
         threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
         for t in threads[1:]:
             t.start()
-        for _ in range(10_000):  # every other write is queued behind it
+        for _ in range(10_000):  # every write is queued: the first takes the queue once it has the turn
             with queue.lock:
-                if len(queue.waiting) == len(works) - 1:
+                if len(queue.waiting) == len(works):
                     break
             threading.Event().wait(0.001)
+        else:
+            raise AssertionError("the writes did not queue up")
         turn.release()
         for t in threads:
             t.join(60)
@@ -179,7 +181,7 @@ def test_writes_waiting_for_the_turn_are_committed_together(app):
     ids = [f"{i:032x}" for i in range(1, 6)]
     out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
     assert out == ids  # each thread gets its own write's result
-    assert len(commits) == 2  # the first alone, then the four that waited behind it in one commit
+    assert len(commits) == 1  # the four queued while the first waited for the turn joined it: one commit
     assert set(ids) <= set(_learner_rows(db))
 
 
@@ -264,9 +266,9 @@ def test_the_same_row_statement_of_a_group_runs_once_for_all_its_writes(app):
     ids = [f"{i:032x}" for i in range(21, 26)]
     works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, _learner_rows_of(db, ids))]
     out, commits, statements = _writes_queued_behind_a_held_turn(db, works)
-    assert out == ids and len(commits) == 2
+    assert out == ids and len(commits) == 1
     runs = [testing.values_groups(s) for s in statements if s.startswith("INSERT INTO learners")]
-    assert runs == [1, 4]  # the first alone, then one statement with a row for each of the four queued
+    assert runs == [5]  # one statement with a row for each write of the group
     assert set(ids) <= set(_learner_rows(db))
 
 
@@ -280,7 +282,9 @@ def test_a_row_that_fails_in_a_group_costs_no_other_write(app):
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(31, 35)]
     rows = _learner_rows_of(db, ids)
-    clash = (insert(Learner.__table__), {"id": ids[0], "role": "learner"})  # a second row with the first's id
+    there = "e" * 32
+    _writes_queued_behind_a_held_turn(db, [_add_learner(there)])
+    clash = (insert(Learner.__table__), {"id": there, "role": "learner"})  # a second row with a stored id
     works = [((lambda _s, i=i: i), [row]) for i, row in zip(ids, rows)]
     works.insert(2, ((lambda _s: "clash"), [clash]))
     out, _commits, _statements = _writes_queued_behind_a_held_turn(db, works)
@@ -325,10 +329,34 @@ def test_no_write_of_a_group_returns_before_the_group_is_on_disk(app, monkeypatc
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(41, 46)]
     out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
-    assert len(commits) == 2 and all(isinstance(o, Exception) for o in out), out
-    # each group's writer raises its own sync's error; the writes it made for the others raise too
-    assert isinstance(out[0], OSError) and sum(isinstance(o, OSError) for o in out[1:]) == 1
-    assert sum(isinstance(o, RuntimeError) and "durable" in str(o) for o in out[1:]) == 3
+    assert len(commits) == 1 and all(isinstance(o, Exception) for o in out), out
+    # the group's writer raises its own sync's error; the writes it made for the others raise too
+    assert isinstance(out[0], OSError)
+    assert all(isinstance(o, RuntimeError) and "durable" in str(o) for o in out[1:]), out
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_when_the_turn_cannot_be_taken_every_queued_write_fails_and_none_waits_on(app, monkeypatch):
+    from contextlib import contextmanager
+
+    from quizapp import db as qdb
+
+    taken = qdb.write_turn
+
+    @contextmanager
+    def broken_turn(session):
+        with taken(session):  # waits while the test holds the turn, as the real one
+            pass
+        raise OSError("the lock file is gone")
+        yield  # pragma: no cover - a generator context manager
+
+    monkeypatch.setattr(qdb, "write_turn", broken_turn)
+    db = get_db(app)
+    ids = [f"{i:032x}" for i in range(61, 65)]
+    out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
+    assert commits == [] and isinstance(out[0], OSError)
+    assert all(isinstance(o, RuntimeError) and "not run" in str(o) for o in out[1:]), out
+    assert not set(ids) & set(_learner_rows(db))
 
 
 @pytest.mark.sqlite_only(reason="the pragmas are SQLite's")
