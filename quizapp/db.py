@@ -246,9 +246,9 @@ def write_together(session: Session, work: Callable[[Session], T], rows: Sequenc
     commit, module docstring): the thread that gets the turn runs every waiting write on the group commit's
     session ``s`` (:func:`_group_writer`), in one transaction, commits once, hands the turn to the first
     write queued meanwhile and syncs the WAL to disk (:func:`_sync_to_disk`); then it wakes the others of
-    its group with their result. Each waiting thread is woken once, when there is something for it to do (a
-    condition shared by the queue woke every waiting thread at each step, and each woken thread had to take
-    the interpreter back only to sleep again). A statement that several writes of the group give in ``rows``
+    its group with their result. Each waiting thread is woken once, when there is something for it to do (with
+    one condition for the whole queue, every waiting thread would wake at each step and take the interpreter
+    back only to sleep again). A statement that several writes of the group give in ``rows``
     runs once, with all their parameters (an INSERT as one statement with a VALUES group per row): the turn
     is held for as few statements as there are kinds of row, not one per row and write, and statements the
     writes share must come in the same order in each. The rows are bound before the turn. Then each
