@@ -118,6 +118,16 @@ def _learner_rows(db) -> list[str]:
         session.close()
 
 
+def _until(queue, ready) -> None:
+    """Wait (bounded) until ``ready()`` holds for the group commit ``queue``, read under its lock."""
+    for _ in range(10_000):
+        with queue.lock:
+            if ready():
+                return
+        threading.Event().wait(0.001)
+    raise AssertionError("the writes did not queue up")
+
+
 def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int], list[str]]:
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
     each while the test holds the process's writer turn, so that the first waits for the turn and the others
@@ -143,21 +153,12 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
         threads = [threading.Thread(target=run, args=(0,))]
         threads[0].start()
         queue = qdb._queue_for(path)
-        for _ in range(10_000):  # the first thread is the writer now, blocked on the turn
-            with queue.lock:
-                if queue.writing:
-                    break
-            threading.Event().wait(0.001)
+        _until(queue, lambda: queue.writing)  # the first thread is the writer now, blocked on the turn
         threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
         for t in threads[1:]:
             t.start()
-        for _ in range(10_000):  # every write is queued: the first takes the queue once it has the turn
-            with queue.lock:
-                if len(queue.waiting) == len(works):
-                    break
-            threading.Event().wait(0.001)
-        else:
-            raise AssertionError("the writes did not queue up")
+        # every write is queued: the first takes the queue once it has the turn
+        _until(queue, lambda: len(queue.waiting) == len(works))
         turn.release()
         for t in threads:
             t.join(60)
@@ -195,18 +196,19 @@ def test_the_turn_passes_to_the_writes_queued_during_a_group_and_each_thread_is_
     ids = [f"{i:032x}" for i in range(51, 55)]
     wakes: list[int] = []
     wake = qdb._Write.wake
-    monkeypatch.setattr(qdb._Write, "wake", lambda self: (wakes.append(id(self)), wake(self))[1])
+
+    def counted_wake(write) -> None:
+        wakes.append(id(write))
+        wake(write)
+
+    monkeypatch.setattr(qdb._Write, "wake", counted_wake)
     path = os.path.abspath(db.engine.url.database)
     queue = qdb._queue_for(path)
     in_group, out = threading.Event(), [None] * len(ids)
 
     def first(session):  # the first group's write holds it until the others have queued behind it
         in_group.set()
-        for _ in range(10_000):
-            with queue.lock:
-                if len(queue.waiting) == len(ids) - 1:
-                    break
-            threading.Event().wait(0.001)
+        _until(queue, lambda: len(queue.waiting) == len(ids) - 1)
         return _add_learner(ids[0])(session)
 
     def run(i: int) -> None:
