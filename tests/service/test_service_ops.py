@@ -3,6 +3,7 @@ metrics (request latency per endpoint, grading latency per kind, sandbox kills) 
 submitting and checking (429 with Retry-After per learner and per address; off with RATELIMIT_ENABLED)."""
 
 import json
+import os
 
 import pytest
 
@@ -44,6 +45,26 @@ def test_request_id_is_echoed_or_made(client):
     assert len(made) == 32 and int(made, 16) >= 0
     other = client.get("/nowhere").headers["X-Request-ID"]  # a 404 gets one too
     assert other != made
+
+
+def test_made_request_ids_differ_across_forked_workers():
+    """A made request id is a per-process prefix and a counter: a forked worker makes a prefix of its own
+    (a copied one would repeat its siblings' ids)."""
+    from quizapp.ops.request_id import _ids
+
+    mine = [_ids.next() for _ in range(3)]
+    assert len(set(mine)) == 3 and len({m[:20] for m in mine}) == 1
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: one id down the pipe, then out without running the parent's clean-up
+        os.write(write_end, _ids.next().encode())
+        os._exit(0)
+    os.close(write_end)
+    theirs = os.read(read_end, 64).decode()
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    assert len(theirs) == 32 and theirs[:20] != mine[0][:20]
+    assert _ids.next()[:20] == mine[0][:20]  # the parent's own prefix stays
 
 
 def test_access_log_names_the_request_id(client, caplog):
