@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 from checkers.bank import BankError, load_bank, selftest
 
 from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
-from .config import DEFAULT_THREADS
+from .config import DEFAULT_THREADS, default_write_threads
 from .db import get_session
 from .migrate import downgrade, upgrade
 from .services.questions import export_bank, load_bank_dir
@@ -109,13 +109,16 @@ def export_command(out: str) -> None:
 @click.option("--workers", default=None, type=click.IntRange(1, 256),
               help="worker processes (gunicorn; default WEB_WORKERS or the number of cores)")
 @click.option("--threads", default=DEFAULT_THREADS, show_default=True, type=click.IntRange(1, 64), help="threads per worker")
+@click.option("--write-threads", default=None, type=click.IntRange(0, 64),
+              help="threads per worker for POST/PUT/PATCH/DELETE requests (gunicorn; default 16 / workers, "
+                   "at least 4; 0: they share --threads)")
 @click.option("--server", "server_name", type=click.Choice(["auto", "gunicorn", "waitress"]), default="auto",
               show_default=True, help="auto: gunicorn where it runs (Linux), else waitress")
 @click.option("--bank", "bank_path", default=None, help="question folder (default QUIZ_BANK_PATH)")
 @click.option("--no-load", is_flag=True, help="do not load the bank before serving")
 @with_appcontext
-def serve_command(host: str | None, port: int | None, workers: int | None, threads: int, server_name: str,
-                  bank_path: str | None, no_load: bool) -> None:
+def serve_command(host: str | None, port: int | None, workers: int | None, threads: int, write_threads: int | None,
+                  server_name: str, bank_path: str | None, no_load: bool) -> None:
     """Migrate, load the bank, then serve (gunicorn worker processes, or waitress)."""
     from . import serving  # local: only `quizapp serve` needs the server runners; every app loads this module
 
@@ -133,8 +136,11 @@ def serve_command(host: str | None, port: int | None, workers: int | None, threa
 
     if server_name == "gunicorn" or (server_name == "auto" and serving.gunicorn_available()):
         workers = workers or int(os.environ.get("WEB_WORKERS") or 0) or serving.default_workers()
-        serving.serve_gunicorn(app, host=host, port=port, workers=workers, threads=threads, announce=announce,
-                               db_label=label, app_factory=_create_app)
+        if write_threads is None:
+            write_threads = default_write_threads(workers)
+        serving.serve_gunicorn(app, host=host, port=port, workers=workers, threads=threads,
+                               write_threads=write_threads, announce=announce, db_label=label,
+                               app_factory=_create_app)
     else:
         serving.serve_waitress(app, host=host, port=port, threads=threads, announce=announce, db_label=label)
 

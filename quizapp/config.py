@@ -42,13 +42,22 @@ DEFAULT_GRADE_TIMEOUT = 10.0
 #: Threads per server worker (``quizapp serve --threads``): more than the grading slots below, so that page
 #: and question reads still find a thread while submits wait for a slot.
 DEFAULT_THREADS = 32
+#: Write requests (POST, PUT, PATCH, DELETE: submits, checks...) one host serves at once by default, shared
+#: by its workers (``quizapp serve --write-threads``, per worker: :func:`default_write_threads`;
+#: ``quizapp.serving_worker``). Writes beyond them wait as sockets, so a page read competes for a worker's
+#: interpreter with a few submits instead of every one in flight; enough stay in flight for the attempts
+#: that wait on the disk to be committed together (one worker with 8 lost 28% of its submits, with 16 none).
+WRITES_IN_FLIGHT = 16
+#: Fewest write threads a worker gets by default: one grading while another waits to be stored, and more.
+MIN_WRITE_THREADS = 4
 #: Database connections a worker keeps open (``DB_POOL_SIZE``), and how many more it may open at busy moments
 #: (``DB_POOL_OVERFLOW``): a request holds one from its first query to its end, a submit while it waits for
-#: the writer's turn too, so a worker needs as many as it has threads (the largest ``--threads`` is 64) or
-#: its requests queue for a connection instead of a core. With PostgreSQL, keep workers x threads below the
-#: server's ``max_connections`` (``docs/deploy.md``).
-DEFAULT_DB_POOL_SIZE = DEFAULT_THREADS
-DEFAULT_DB_POOL_OVERFLOW = DEFAULT_THREADS
+#: the writer's turn too, so a worker needs as many as it has threads, write threads included (the largest
+#: ``--threads`` and ``--write-threads`` are 64 each), or its requests queue for a connection instead of a
+#: core. With PostgreSQL, keep workers x (threads + write threads) below the server's ``max_connections``
+#: (``docs/deploy.md``).
+DEFAULT_DB_POOL_SIZE = DEFAULT_THREADS + WRITES_IN_FLIGHT
+DEFAULT_DB_POOL_OVERFLOW = 128 - DEFAULT_DB_POOL_SIZE
 #: Container allocations between two collections of the garbage collector's youngest generation in a server
 #: process (Python's default is 700; ``quizapp.serving.tune_collector`` says why).
 GC_YOUNG_THRESHOLD = 50_000
@@ -98,6 +107,12 @@ REDIS_CONNECT_TIMEOUT = 2.0
 #: stays in RQ's failed registry (for an operator to read its traceback).
 GRADING_RESULT_TTL = 60
 GRADING_FAILURE_TTL = 24 * 3600
+
+
+def default_write_threads(workers: int) -> int:
+    """Write threads per worker when ``quizapp serve`` is not told: the host's :data:`WRITES_IN_FLIGHT`
+    shared by its ``workers``, at least :data:`MIN_WRITE_THREADS`."""
+    return max(MIN_WRITE_THREADS, WRITES_IN_FLIGHT // max(1, workers))
 
 
 def _int_env(name: str, default: int) -> int:

@@ -161,16 +161,21 @@ def child_exit(_server, worker) -> None:
 
 def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: int,
                    announce: Callable[[str], None], db_label: str = "", graceful_timeout: int = 30,
-                   app_factory: Callable[[], Flask] | None = None) -> None:
+                   app_factory: Callable[[], Flask] | None = None, write_threads: int = 0) -> None:
     """Serve ``app`` with gunicorn until the master is stopped. ``app_factory`` builds the app in each
-    worker instead when preloading is not safe."""
+    worker instead when preloading is not safe. ``write_threads``: the pool of each worker that serves
+    write requests, besides the ``threads`` serving the others (:mod:`quizapp.serving_worker`); 0 serves
+    every request from the ``threads``."""
     from gunicorn.app.base import BaseApplication  # local: gunicorn is imported only where it serves
 
     preload = app_factory is None or preload_is_safe(app)
     def when_ready(_server) -> None:
-        announce(f"serving on http://{host}:{port}/ ({workers} worker(s) x {threads} threads, database {db_label})")
+        writes = f" + {write_threads} for writes" if write_threads else ""
+        announce(f"serving on http://{host}:{port}/ ({workers} worker(s) x {threads} threads{writes}, "
+                 f"database {db_label})")
 
-    def post_fork(_server, _worker) -> None:
+    def post_fork(_server, worker) -> None:
+        worker.write_threads = write_threads  # the worker makes its pool (quizapp.serving_worker)
         if preload:
             after_fork(app)
 

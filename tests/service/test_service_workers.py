@@ -20,6 +20,8 @@ from sqlalchemy import select
 
 import quiz_testing as testing
 from quizapp import serving
+from quizapp.config import MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
+from quizapp.serving_worker import DrainingThreadWorker
 from quizapp.db import get_db
 from quizapp.models import Attempt
 
@@ -103,15 +105,16 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _serve(tmp_path, *, workers: int, threads: int, **env: str) -> tuple[subprocess.Popen, int, list[str]]:
-    """``quizapp serve`` (gunicorn) on the sample question and a database in ``tmp_path``, started: the
-    process, its port and the lines it printed up to "serving on"."""
+def _serve(tmp_path, *, workers: int, threads: int, args: tuple[str, ...] = (),
+           **env: str) -> tuple[subprocess.Popen, int, list[str]]:
+    """``quizapp serve`` (gunicorn; more options in ``args``) on the sample question and a database in
+    ``tmp_path``, started: the process, its port and the lines it printed up to "serving on"."""
     bank = testing.write_bank(tmp_path / "bank", testing.sample_question())
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'served.sqlite3'}", "SECRET_KEY": "workers",
            "PYTHONUNBUFFERED": "1", "RATELIMIT_ENABLED": "false", **env}
     cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--port", str(port), "--bank", str(bank),
-           "--workers", str(workers), "--threads", str(threads)]
+           "--workers", str(workers), "--threads", str(threads), *args]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seen = []
     for line in proc.stdout:
@@ -196,3 +199,104 @@ def test_a_connection_without_a_request_holds_no_thread(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _read_answer(sock: socket.socket) -> bytes:
+    chunks = []
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+@pytest.mark.slow
+def test_reads_are_served_while_every_write_thread_is_taken(tmp_path):
+    """Writes have threads of their own: with one read thread and one write thread, a submit whose body is
+    still arriving holds the write thread, and reads are answered meanwhile (in one pool, the one thread
+    would be held); a second submit waits for the first, as the one write thread serves them in turn."""
+    proc, port, seen = _serve(tmp_path, workers=1, threads=1, args=("--write-threads", "1"))
+    url = f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}/attempts"
+
+    def post_head(body: bytes) -> bytes:
+        return (f"POST {url} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+
+    first_body = json.dumps({"answers": {"a": "1.0", "b": "yes"}, "variant": 1}).encode()
+    second_body = json.dumps({"answers": {"a": "1.0", "b": "yes"}, "variant": 2}).encode()
+    try:
+        assert "1 worker(s) x 1 threads + 1 for writes" in seen[-1]
+        threading.Thread(target=lambda: seen.extend(proc.stdout), daemon=True).start()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as first, \
+                socket.create_connection(("127.0.0.1", port), timeout=30) as second:
+            first.sendall(post_head(first_body) + first_body[:10])  # the rest of its body comes later
+            second.sendall(post_head(second_body) + second_body)
+            for _ in range(3):  # a timeout here: a read waited behind the submit
+                with socket.create_connection(("127.0.0.1", port), timeout=30) as read:
+                    assert _raw_get(read, "/healthz").startswith(b"HTTP/1.1 200")
+            second.setblocking(False)
+            with pytest.raises(BlockingIOError):  # not answered: the write thread is still on the first
+                second.recv(1)
+            second.setblocking(True)
+            first.sendall(first_body[10:])
+            assert _read_answer(first).startswith(b"HTTP/1.1 201")
+            assert _read_answer(second).startswith(b"HTTP/1.1 201")
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+class _Pool:
+    """Stands for a thread pool: records what it is given (a future that never runs)."""
+
+    def __init__(self) -> None:
+        self.given: list = []
+
+    def submit(self, fn, conn):
+        from concurrent.futures import Future
+
+        self.given.append(conn)
+        return Future()
+
+
+class _Conn:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock, self.initialized = sock, False
+
+    def init(self) -> None:
+        self.initialized = True
+
+
+@pytest.mark.parametrize("request_line, pool", [
+    (b"POST /api/v1/questions/q/attempts HTTP/1.1", "write"), (b"PUT /x HTTP/1.1", "write"),
+    (b"PATCH /x HTTP/1.1", "write"), (b"DELETE /x HTTP/1.1", "write"), (b"GET /questions/q HTTP/1.1", "read"),
+    (b"HEAD / HTTP/1.1", "read"), (b"OPTIONS * HTTP/1.1", "read"), (b"", "read")])
+@pytest.mark.parametrize("peeked", [True, False])
+def test_a_request_goes_to_the_pool_of_its_method(request_line, pool, peeked):
+    """The worker tells writes from reads by the request's first byte, peeked as it accepts a connection
+    or (``peeked`` False: a keep-alive connection's next request) read there, and leaves it on the socket
+    for the parser; with no write pool every request goes to gthread's pool."""
+    worker = DrainingThreadWorker.__new__(DrainingThreadWorker)  # only what enqueue_req touches
+    worker.tpool, worker.write_pool, worker.futures = _Pool(), _Pool(), []
+    worker.finish_request = lambda fs: None
+    here, there = socket.socketpair()
+    with here, there:
+        there.sendall(request_line + b"\r\n" if request_line else b"")
+        conn = _Conn(here)
+        worker.enqueue_req(conn, request_line[:1] if peeked else None)
+        pools = {"write": worker.write_pool.given, "read": worker.tpool.given}
+        assert pools[pool] == [conn] and pools["read" if pool == "write" else "write"] == []
+        if request_line:
+            assert here.recv(len(request_line)) == request_line  # still there for the parser
+        worker.write_pool = None
+        worker.enqueue_req(conn, b"P")
+        assert worker.tpool.given[-1] is conn and len(worker.futures) == 2
+
+
+def test_write_threads_share_the_hosts_writes_in_flight():
+    assert default_write_threads(1) == WRITES_IN_FLIGHT
+    assert default_write_threads(2) == WRITES_IN_FLIGHT // 2
+    assert default_write_threads(64) == MIN_WRITE_THREADS
