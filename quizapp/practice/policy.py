@@ -30,10 +30,11 @@ carry no ``solution``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 from checkers.bank.schema import TRIES_DEFAULT
 from checkers.kinds import get_kind
@@ -106,26 +107,39 @@ class PracticeState:
 
 
 _A, _E = Attempt.__table__.c, PracticeEvent.__table__.c
-# Built once and run on the session's connection (Core): an attempt reads the learner's history of the
-# question in these two indexed statements, with no ORM entity built for it.
-_ATTEMPTS = select(_A.created_at, _A.variant, _A.verdicts, _A.counted, _A.score, _A.max_score).where(
-    _A.learner_id == bindparam("learner"), _A.question_id == bindparam("question"))
+# Run on the session's connection (Core): an attempt reads the learner's history of the question in two
+# indexed statements, with no ORM entity built for it.
 _EVENTS = select(_E.created_at, _E.kind, _E.variant, _E.part_id).where(
     _E.learner_id == bindparam("learner"), _E.question_id == bindparam("question"),
     _E.kind.in_(("solution", "hint")))
 
 
-def _timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
-    """The learner's counted attempts, hints shown and solution requests on the question, oldest first:
-    ``(created_at, order, variant, verdicts, counted, score, max_score)`` for an attempt (order
-    :data:`ATTEMPT`), ``(created_at, HINT, variant, part_id, None)`` for a hint and ``(created_at, REQUEST,
-    variant, None, None)`` for "show solution"."""
+@functools.lru_cache(maxsize=256)
+def _attempts(graded: tuple[str, ...]) -> Select:
+    """The learner's attempts on the question with, of their verdicts, only the status of each graded part
+    (``graded``, sorted), read by the database (SQLite's ``json_extract``, PostgreSQL's ``#>>``). The whole
+    verdicts document of every earlier attempt, decoded in Python, made an attempt cost more with each one
+    before it: 8.5 ms of CPU per submit after 100 attempts on a question, 20 ms after 300, against 6 ms for
+    a first one. One statement per set of graded parts, built once."""
+    statuses = [_A.verdicts[(pid, "status")].as_string() for pid in graded]
+    return select(_A.created_at, _A.variant, _A.counted, _A.score, _A.max_score, *statuses).where(
+        _A.learner_id == bindparam("learner"), _A.question_id == bindparam("question"))
+
+
+def _timeline(session: Session, learner_id: str, question_id: str, data: Mapping[str, Any]) -> list[tuple]:
+    """The learner's counted attempts, hints shown and solution requests on the question (``data``: the
+    question dict shown), oldest first: ``(created_at, order, variant, verdicts, counted, score,
+    max_score)`` for an attempt (order :data:`ATTEMPT`; ``verdicts`` holds the ``status`` of each graded
+    part, all that :func:`walk` reads), ``(created_at, HINT, variant, part_id, None)`` for a hint and
+    ``(created_at, REQUEST, variant, None, None)`` for "show solution"."""
     if session.new or session.dirty or session.deleted:
         session.flush()  # what the caller added is part of the history (the ORM's autoflush, done here)
     conn = session.connection()
     args = {"learner": learner_id, "question": question_id}
-    items = [(at, ATTEMPT, v, verdicts or {}, counted, score, max_score)
-             for at, v, verdicts, counted, score, max_score in conn.execute(_ATTEMPTS, args)]
+    graded = tuple(sorted(_graded_ids(data)))
+    items = [(at, ATTEMPT, v, {pid: {"status": status} for pid, status in zip(graded, statuses)}, counted,
+              score, max_score)
+             for at, v, counted, score, max_score, *statuses in conn.execute(_attempts(graded), args)]
     items += [(at, REQUEST, v, None, None) if kind == "solution" else (at, HINT, v, part_id, None)
               for at, kind, v, part_id in conn.execute(_EVENTS, args)]
     items.sort(key=lambda it: (it[0], it[1]))
@@ -189,9 +203,9 @@ def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, 
     return walked.running, walked.revealed
 
 
-def timeline(session: Session, learner_id: str, question_id: str) -> list[tuple]:
+def timeline(session: Session, learner_id: str, question_id: str, data: Mapping[str, Any]) -> list[tuple]:
     """The timeline :func:`state` replays (:func:`_timeline`), for a caller that extends it itself."""
-    return _timeline(session, learner_id, question_id)
+    return _timeline(session, learner_id, question_id, data)
 
 
 def attempt_item(attempt: Attempt) -> tuple:
@@ -211,7 +225,7 @@ def state(session: Session, learner_id: str | None, question_id: str, variant: i
     out = PracticeState(tries_allowed=tries_allowed(data))
     if not learner_id:
         return out
-    walked = walk(items if items is not None else _timeline(session, learner_id, question_id), data)
+    walked = walk(items if items is not None else _timeline(session, learner_id, question_id, data), data)
     mine = walked.revealed.get(variant)
     if mine is None:
         out.tries_used, shown = walked.running, walked.hints

@@ -225,7 +225,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    items = policy.timeline(session, learner_id, question_id) if learner_id and not new_learner else []
+    items = policy.timeline(session, learner_id, question_id, data) if learner_id and not new_learner else []
     before = policy.state(session, learner_id, question_id, variant, data, items=items)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])

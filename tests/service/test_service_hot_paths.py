@@ -248,6 +248,20 @@ def test_a_submit_by_a_returning_learner_runs_a_bounded_number_of_statements(app
     assert not any(s.startswith(("SAVEPOINT", "RELEASE")) for s in statements), statements
 
 
+def test_a_submit_reads_only_the_statuses_of_earlier_verdicts(app, client):
+    """The history a submit replays holds, of each earlier attempt's verdicts, only the graded parts'
+    statuses, taken out by the database: the whole document of every earlier attempt, decoded in Python,
+    made each attempt cost more than the one before. The tries still count as before."""
+    for variant in (1, 2):
+        assert _submit(client, variant).status_code == 201
+    r, statements = _statements_of_submit(app, client)
+    history = [s for s in statements if s.startswith("SELECT") and "FROM attempts" in s]
+    assert len(history) == 1, statements
+    columns = [c.strip() for c in history[0].split(" FROM ", 1)[0].removeprefix("SELECT").split(",")]
+    assert "attempts.verdicts" not in columns and "verdicts" in history[0], history
+    assert r.status_code == 201 and r.get_json()["practice"]["tries_used"] == 3
+
+
 def test_a_first_submit_reads_nothing_of_the_learner_it_makes_up(app, client, monkeypatch):
     """No cookie: the learner id is made up for the request, so there is no history and no card to read.
     The learner, the attempt and the new card are written; a second submit with the cookie then finds the
