@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 from checkers.bank import BankError, load_bank, selftest
 
 from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
-from .config import DEFAULT_THREADS, default_write_threads
+from .config import DEFAULT_THREADS, MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
 from .db import get_session
 from .migrate import downgrade, upgrade
 from .services.questions import export_bank, load_bank_dir
@@ -110,8 +110,8 @@ def export_command(out: str) -> None:
               help="worker processes (gunicorn; default WEB_WORKERS or the number of cores)")
 @click.option("--threads", default=DEFAULT_THREADS, show_default=True, type=click.IntRange(1, 64), help="threads per worker")
 @click.option("--write-threads", default=None, type=click.IntRange(0, 64),
-              help="threads per worker for POST/PUT/PATCH/DELETE requests (gunicorn; default 16 / workers, "
-                   "at least 4; 0: they share --threads)")
+              help=f"threads per worker for POST/PUT/PATCH/DELETE requests (gunicorn; default {WRITES_IN_FLIGHT} "
+                   f"/ workers, at least {MIN_WRITE_THREADS}; 0: they share --threads)")
 @click.option("--server", "server_name", type=click.Choice(["auto", "gunicorn", "waitress"]), default="auto",
               show_default=True, help="auto: gunicorn where it runs (Linux), else waitress")
 @click.option("--bank", "bank_path", default=None, help="question folder (default QUIZ_BANK_PATH)")
