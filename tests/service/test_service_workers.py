@@ -170,14 +170,19 @@ def test_serve_runs_gunicorn_workers(tmp_path):
     assert stored == ids
 
 
-def _raw_get(sock: socket.socket, path: str) -> bytes:
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n".encode())
+def _read_answer(sock: socket.socket) -> bytes:
+    """Everything the server sends on ``sock`` until it closes the connection."""
     chunks = []
     while True:
         chunk = sock.recv(65536)
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
+
+
+def _raw_get(sock: socket.socket, path: str) -> bytes:
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n".encode())
+    return _read_answer(sock)
 
 
 @pytest.mark.slow
@@ -199,15 +204,6 @@ def test_a_connection_without_a_request_holds_no_thread(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-
-
-def _read_answer(sock: socket.socket) -> bytes:
-    chunks = []
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 @pytest.mark.slow
