@@ -1,18 +1,20 @@
 """Benchmark: each endpoint of ``quizapp serve`` against bare Flask endpoints on the same server stack
 (gunicorn gthread, same workers and threads) in the same run, at 32 and 64 clients; printed as ratios.
 
-For each worker count (1, then ``--workers``): the bare app (``bare_app.py``: a constant JSON body, and the
+In each round, for each worker count (1, then ``--workers``): the bare app (``bare_app.py``: a constant JSON body, and the
 body inserted into SQLite with ``synchronous=FULL`` and ``NORMAL``) and the service (a temporary SQLite
 database, the sample question loaded, ``RATELIMIT_ENABLED=false``) are served in turn, and C client threads
 send R requests each to: the question list, one question, a numeric submit, a mix in which one client in
 four reads question pages while the others submit, and submits from all C while one more client reads pages
 one after another (the page target's case; that reader is a process of its own, so its latencies do not
-include waiting for the interpreter of the process whose C threads drive the submits). Bare and service take turns for ``--rounds`` rounds (the
-machine's speed drifts). Prints req/s, p50/p99 and errors per endpoint and round, then the median over the
-rounds of
+include waiting for the interpreter of the process whose C threads drive the submits). Bare and service,
+one worker and N, take turns for ``--rounds`` rounds (the machine's speed drifts over minutes: each ratio
+compares runs made within a minute or two of each other). Prints req/s, p50/p99 and errors per endpoint and
+round, then the median over the rounds of
 
 * submit / bare insert (target >= 0.5), list / bare JSON,
-* N workers / 1 worker for the submit (target >= 1.6 on two cores),
+* N workers / 1 worker for the submit, each round's N-worker rate over the same round's one-worker rate
+  (target >= 1.6 on two cores),
 * bare insert FULL / NORMAL (the cost of acknowledging only what is on disk),
 * p99 of the question page while C clients submit, over the pages of every round (target <= 100 ms), and
   in the mix.
@@ -141,41 +143,46 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="per worker (default: quizapp serve's)")
     ap.add_argument("--rounds", type=int, default=3,
-                    help="bare and service measured in turn this many times; the summary takes the median ratio")
+                    help="bare and service, one worker and N, measured in turn this many times; the summary takes the median ratio")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-load-") as d:
         tmp = Path(d)
         for clients in args.clients:
-            submit: dict[int, list[float]] = {}
-            for workers in sorted({1, args.workers}):
-                ratios: dict[str, list[float]] = {"submit": [], "list": [], "full": []}
-                page_lat: list[float] = []
-                mixed_lat: list[float] = []
-                for rnd in range(1, args.rounds + 1):
-                    # Bare and service in turn, round after round: the speed of a shared machine drifts over
-                    # minutes, and each ratio compares two runs made within seconds of each other.
+            counts = sorted({1, args.workers})
+            ratios = {w: {"submit": [], "list": [], "full": []} for w in counts}
+            page_lat: dict[int, list[float]] = {w: [] for w in counts}
+            mixed_lat: dict[int, list[float]] = {w: [] for w in counts}
+            submit: dict[int, list[float]] = {w: [] for w in counts}
+            for rnd in range(1, args.rounds + 1):
+                for workers in counts:
+                    # Bare and service, one worker and N, in turn, round after round: the speed of a shared
+                    # machine drifts over minutes, and each ratio compares runs made close to each other.
                     print(f"\n== {clients} clients, {workers} worker(s) x {args.threads} threads, round {rnd} ==")
                     bare = bench_bare(tmp, workers, args.threads, clients, args.requests, "FULL")
                     normal = bench_bare(tmp, workers, args.threads, clients, args.requests, "NORMAL")
                     svc = bench_service(tmp, workers, args.threads, clients, args.requests)
-                    ratios["submit"].append(svc["submit"]["rps"] / bare["insert"]["rps"])
-                    ratios["list"].append(svc["list"]["rps"] / bare["json"]["rps"])
-                    ratios["full"].append(bare["insert"]["rps"] / normal["insert"]["rps"])
-                    submit.setdefault(workers, []).append(svc["submit"]["rps"])
-                    page_lat += svc["page_lat"]
-                    mixed_lat += svc["mixed_lat"]
+                    ratios[workers]["submit"].append(svc["submit"]["rps"] / bare["insert"]["rps"])
+                    ratios[workers]["list"].append(svc["list"]["rps"] / bare["json"]["rps"])
+                    ratios[workers]["full"].append(bare["insert"]["rps"] / normal["insert"]["rps"])
+                    submit[workers].append(svc["submit"]["rps"])
+                    page_lat[workers] += svc["page_lat"]
+                    mixed_lat[workers] += svc["mixed_lat"]
+            for workers in counts:
+                r = ratios[workers]
                 print(f"\n-- {clients} clients, {workers} worker(s), {args.rounds} round(s): median (each round) --")
-                print(f"  submit / bare insert        {_median(ratios['submit']):.2f}x  ({_each(ratios['submit'])}) "
+                print(f"  submit / bare insert        {_median(r['submit']):.2f}x  ({_each(r['submit'])}) "
                       "(target >= 0.5)")
-                print(f"  list / bare json            {_median(ratios['list']):.2f}x  ({_each(ratios['list'])})")
-                print(f"  bare insert FULL / NORMAL   {_median(ratios['full']):.2f}x  ({_each(ratios['full'])})")
-                print(f"  page GET p99 while {clients} clients submit, all rounds: {pct(page_lat, .99) * 1000:.1f} ms "
-                      f"of {len(page_lat)} (target <= 100 ms)")
+                print(f"  list / bare json            {_median(r['list']):.2f}x  ({_each(r['list'])})")
+                print(f"  bare insert FULL / NORMAL   {_median(r['full']):.2f}x  ({_each(r['full'])})")
+                print(f"  page GET p99 while {clients} clients submit, all rounds: "
+                      f"{pct(page_lat[workers], .99) * 1000:.1f} ms of {len(page_lat[workers])} (target <= 100 ms)")
                 print(f"  page GET p99 with one client in four reading pages, all rounds: "
-                      f"{pct(mixed_lat, .99) * 1000:.1f} ms of {len(mixed_lat)}")
+                      f"{pct(mixed_lat[workers], .99) * 1000:.1f} ms of {len(mixed_lat[workers])}")
             if args.workers > 1:
-                ratio = _median(submit[args.workers]) / _median(submit[1])
-                print(f"  submit {args.workers} workers / 1 worker (median req/s): {ratio:.2f}x (target >= 1.6 on two cores)")
+                scaling = [n / one for n, one in zip(submit[args.workers], submit[1])]
+                print(f"  submit {args.workers} workers / 1 worker, round by round: {_median(scaling):.2f}x "
+                      f"({_each(scaling)}; medians of the rounds: "
+                      f"{_median(submit[args.workers]) / _median(submit[1]):.2f}x) (target >= 1.6 on two cores)")
 
 
 def _median(values: list[float]) -> float:
