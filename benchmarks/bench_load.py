@@ -28,6 +28,7 @@ from __future__ import annotations
 import sys
 
 import argparse
+import itertools
 import multiprocessing
 import os
 import statistics
@@ -59,10 +60,19 @@ def stop(proc) -> None:
         proc.wait()
 
 
+_runs = itertools.count()
+
+
+def _fresh(tmp: Path, name: str) -> Path:
+    """A database file of its own for each run: every round starts from the same empty tables (a file kept
+    across rounds grew by every round's rows, and the rounds measured different databases)."""
+    return tmp / f"{name}-{next(_runs)}.sqlite3"
+
+
 def bench_bare(tmp: Path, workers: int, threads: int, clients: int, n: int, sync: str) -> dict:
     port = free_port()
     proc = start(["benchmarks/bare_app.py", str(port), str(workers), str(threads)],
-                 {"BARE_DB": str(tmp / f"bare-{sync}.sqlite3"), "BARE_SYNC": sync}, tmp / "bare.log")
+                 {"BARE_DB": str(_fresh(tmp, f"bare-{sync}")), "BARE_SYNC": sync}, tmp / "bare.log")
     base = f"http://127.0.0.1:{port}"
     try:
         out = {"json": line(f"bare GET json ({sync})", *hammer(clients, n, lambda i, k: call("GET", base + "/bare/json")[0])),
@@ -76,7 +86,7 @@ def bench_bare(tmp: Path, workers: int, threads: int, clients: int, n: int, sync
 def bench_service(tmp: Path, workers: int, threads: int, clients: int, n: int) -> dict:
     port = free_port()
     bank = testing.write_bank(tmp / "bank", testing.sample_question())
-    db = tmp / f"service-{workers}-{clients}.sqlite3"
+    db = _fresh(tmp, f"service-{workers}-{clients}")
     proc = start(["-m", "quizapp.cli", "serve", "--port", str(port), "--workers", str(workers), "--threads",
                   str(threads), "--bank", str(bank)],
                  {"DATABASE_URL": f"sqlite:///{db}", "SECRET_KEY": "bench", "QUIZ_LOG_JSON": "0"},
