@@ -301,23 +301,15 @@ def _submits_in_one_group(app, clients_variants: list) -> list:
         client, variant = clients_variants[i]
         out[i] = _submit(client, variant)
 
-    def wait_until(ready) -> None:
-        for _ in range(20_000):
-            with queue.lock:
-                if ready():
-                    return
-            threading.Event().wait(0.001)
-        raise AssertionError("the submits did not queue up")
-
     turn.acquire()
     try:
         first = threading.Thread(target=run, args=(0,))
         first.start()
-        wait_until(lambda: queue.writing)
+        testing.until_queued(queue, lambda: queue.writing)
         rest = [threading.Thread(target=run, args=(i,)) for i in range(1, len(clients_variants))]
         for t in rest:
             t.start()
-        wait_until(lambda: len(queue.waiting) == len(rest) + 1)  # the first too: it takes them all with the turn
+        testing.until_queued(queue, lambda: len(queue.waiting) == len(rest) + 1)  # the first too: it takes them all with the turn
     finally:
         turn.release()
     for t in [first, *rest]:

@@ -198,12 +198,9 @@ def test_a_connection_without_a_request_holds_no_thread(tmp_path):
                 with socket.create_connection(("127.0.0.1", port), timeout=20) as other:
                     assert _raw_get(other, "/healthz").startswith(b"HTTP/1.1 200")
             assert _raw_get(idle, "/healthz").startswith(b"HTTP/1.1 200")  # its request, when it comes
-        os.kill(proc.pid, signal.SIGTERM)
-        assert proc.wait(timeout=60) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        status = testing.stop_process(proc, timeout=60)  # SIGTERM: a graceful stop
+    assert status == 0
 
 
 @pytest.mark.slow
@@ -237,12 +234,9 @@ def test_reads_are_served_while_every_write_thread_is_taken(tmp_path):
             first.sendall(first_body[10:])
             assert _read_answer(first).startswith(b"HTTP/1.1 201")
             assert _read_answer(second).startswith(b"HTTP/1.1 201")
-        os.kill(proc.pid, signal.SIGTERM)
-        assert proc.wait(timeout=60) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        status = testing.stop_process(proc, timeout=60)  # SIGTERM: a graceful stop
+    assert status == 0
 
 
 class _Pool:

@@ -118,16 +118,6 @@ def _learner_rows(db) -> list[str]:
         session.close()
 
 
-def _until(queue, ready) -> None:
-    """Wait (bounded) until ``ready()`` holds for the group commit ``queue``, read under its lock."""
-    for _ in range(10_000):
-        with queue.lock:
-            if ready():
-                return
-        threading.Event().wait(0.001)
-    raise AssertionError("the writes did not queue up")
-
-
 def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int], list[str]]:
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
     each while the test holds the process's writer turn, so that the first waits for the turn and the others
@@ -153,12 +143,12 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
         threads = [threading.Thread(target=run, args=(0,))]
         threads[0].start()
         queue = qdb._queue_for(path)
-        _until(queue, lambda: queue.writing)  # the first thread is the writer now, blocked on the turn
+        testing.until_queued(queue, lambda: queue.writing)  # the first thread is the writer now, blocked on the turn
         threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
         for t in threads[1:]:
             t.start()
         # every write is queued: the first takes the queue once it has the turn
-        _until(queue, lambda: len(queue.waiting) == len(works))
+        testing.until_queued(queue, lambda: len(queue.waiting) == len(works))
         turn.release()
         for t in threads:
             t.join(60)
@@ -208,7 +198,7 @@ def test_the_turn_passes_to_the_writes_queued_during_a_group_and_each_thread_is_
 
     def first(session):  # the first group's write holds it until the others have queued behind it
         in_group.set()
-        _until(queue, lambda: len(queue.waiting) == len(ids) - 1)
+        testing.until_queued(queue, lambda: len(queue.waiting) == len(ids) - 1)
         return _add_learner(ids[0])(session)
 
     def run(i: int) -> None:

@@ -241,6 +241,17 @@ def open_question(driver, base: str, qid: str, variant: int, *, lang: str = "en"
              "quiz.js did not start", timeout)
 
 
+def until_queued(queue, ready: Callable[[], bool], tries: int = 20_000) -> None:
+    """Wait (bounded: ``tries`` polls 1 ms apart) until ``ready()`` holds for the group commit's ``queue``
+    (:mod:`quizapp.db`), read under its lock."""
+    for _ in range(tries):
+        with queue.lock:
+            if ready():
+                return
+        threading.Event().wait(0.001)
+    raise AssertionError("the writes did not queue up")
+
+
 def stop_process(proc, timeout: float = 30) -> int:
     """SIGTERM, then SIGKILL if ``proc`` has not exited within ``timeout`` seconds; returns its exit status."""
     import signal
