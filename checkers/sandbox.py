@@ -28,6 +28,8 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import child_cpus
+
 DEFAULT_PRELOAD = ("sympy", "checkers.equivalence", "checkers.kinds")
 _START_TIMEOUT = 60.0  # a cold worker imports sympy; generous because CI machines are slow
 
@@ -237,7 +239,8 @@ class WorkerPool:
             self._release(w)
 
     def _spawn(self) -> _Worker:
-        return _Worker(self._context(), self.preload, self.memory_mb)
+        with child_cpus.for_children():  # the fork server, when this starts it, and so every worker
+            return _Worker(self._context(), self.preload, self.memory_mb)
 
     def _replace_async(self) -> None:
         with self._cond:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sandbox import notify_kill
+from .. import child_cpus
 from .limits import CodeLimits
 
 TEMPLATE_SCRIPT = Path(__file__).with_name("template.py")
@@ -52,11 +53,12 @@ class _Template:
         os.chmod(self.workdir, 0o555)
         env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "OPENBLAS_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(TEMPLATE_SCRIPT), str(child.fileno()), self.workdir],
-            pass_fds=(child.fileno(),), env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.workdir,
-            start_new_session=True)
+        with child_cpus.for_children():  # every run is forked from the template: it gets the same CPUs
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", str(TEMPLATE_SCRIPT), str(child.fileno()), self.workdir],
+                pass_fds=(child.fileno(),), env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.workdir,
+                start_new_session=True)
         child.close()
         self.sock = parent
         self.lock = threading.Lock()
