@@ -112,15 +112,18 @@ def export_command(out: str) -> None:
 @click.option("--write-threads", default=None, type=click.IntRange(0, 64),
               help=f"threads per worker for POST/PUT/PATCH/DELETE requests (gunicorn; default {WRITES_IN_FLIGHT} "
                    f"/ workers, at least {MIN_WRITE_THREADS}; 0: they share --threads)")
+@click.option("--pin-workers/--no-pin-workers", default=None,
+              help="hold each worker to a CPU of its own (gunicorn, Linux; default: when there are as many "
+                   "workers as CPUs)")
 @click.option("--server", "server_name", type=click.Choice(["auto", "gunicorn", "waitress"]), default="auto",
               show_default=True, help="auto: gunicorn where it runs (Linux), else waitress")
 @click.option("--bank", "bank_path", default=None, help="question folder (default QUIZ_BANK_PATH)")
 @click.option("--no-load", is_flag=True, help="do not load the bank before serving")
 @with_appcontext
 def serve_command(host: str | None, port: int | None, workers: int | None, threads: int, write_threads: int | None,
-                  server_name: str, bank_path: str | None, no_load: bool) -> None:
+                  pin_workers: bool | None, server_name: str, bank_path: str | None, no_load: bool) -> None:
     """Migrate, load the bank, then serve (gunicorn worker processes, or waitress)."""
-    from . import serving  # local: only `quizapp serve` needs the server runners; every app loads this module
+    from . import serving, serving_cpus  # local: only `quizapp serve` needs the server runners; every app loads this module
 
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     host = host or os.environ.get("HOST") or "127.0.0.1"
@@ -140,7 +143,8 @@ def serve_command(host: str | None, port: int | None, workers: int | None, threa
             write_threads = default_write_threads(workers)
         serving.serve_gunicorn(app, host=host, port=port, workers=workers, threads=threads,
                                write_threads=write_threads, announce=announce, db_label=label,
-                               app_factory=_create_app)
+                               app_factory=_create_app,
+                               pin_cpus=serving_cpus.cpus_to_pin(workers, pin_workers))
     else:
         serving.serve_waitress(app, host=host, port=port, threads=threads, announce=announce, db_label=label)
 

@@ -29,11 +29,11 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from flask import Flask
 
-from . import db
+from . import db, serving_cpus
 from .config import GC_YOUNG_THRESHOLD, TEMPLATE_CACHE_DIR
 from .ops import after_fork as ops_after_fork, metrics, request_id
 from .ops.metrics import worker_exited
@@ -161,20 +161,29 @@ def child_exit(_server, worker) -> None:
 
 def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: int,
                    announce: Callable[[str], None], db_label: str = "", graceful_timeout: int = 30,
-                   app_factory: Callable[[], Flask] | None = None, write_threads: int = 0) -> None:
+                   app_factory: Callable[[], Flask] | None = None, write_threads: int = 0,
+                   pin_cpus: Sequence[int] = ()) -> None:
     """Serve ``app`` with gunicorn until the master is stopped. ``app_factory`` builds the app in each
     worker instead when preloading is not safe. ``write_threads``: the pool of each worker that serves
     write requests, besides the ``threads`` serving the others (:mod:`quizapp.serving_worker`); 0 serves
-    every request from the ``threads``."""
+    every request from the ``threads``. ``pin_cpus``: the CPUs the workers are held to, one each
+    (:mod:`quizapp.serving_cpus`); empty leaves them free."""
     from gunicorn.app.base import BaseApplication  # local: gunicorn is imported only where it serves
 
     preload = app_factory is None or preload_is_safe(app)
     def when_ready(_server) -> None:
         writes = f" + {write_threads} for writes" if write_threads else ""
-        announce(f"serving on http://{host}:{port}/ ({workers} worker(s) x {threads} threads{writes}, "
+        pinned = f", held to CPUs {','.join(map(str, pin_cpus))}" if pin_cpus else ""
+        announce(f"serving on http://{host}:{port}/ ({workers} worker(s) x {threads} threads{writes}{pinned}, "
                  f"database {db_label})")
 
+    def pre_fork(server, worker) -> None:
+        if pin_cpus:
+            serving_cpus.assign(server, worker, pin_cpus)
+
     def post_fork(_server, worker) -> None:
+        if pin_cpus:
+            serving_cpus.hold(worker, pin_cpus)
         worker.write_threads = write_threads  # the worker makes its pool (quizapp.serving_worker)
         if preload:
             after_fork(app)
@@ -204,6 +213,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         "loglevel": os.environ.get("GUNICORN_LOGLEVEL", "info"),
         "proc_name": "quizapp",
         "when_ready": when_ready,
+        "pre_fork": pre_fork,
         "post_fork": post_fork,
         "post_worker_init": post_worker_init,
         "child_exit": child_exit,  # module level: see its docstring

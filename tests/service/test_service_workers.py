@@ -140,6 +140,7 @@ def test_serve_runs_gunicorn_workers(tmp_path):
         status, _, body = _get(base + "/readyz")
         assert status == 200, body
         assert json.loads(body)["checks"]["migrations"]["ok"] is True
+        _assert_workers_pinned(proc.pid, next(line for line in seen if line.startswith("serving on")))
 
         n = 24
         results = testing.post_attempts_concurrently(base, n, timeout=120, join_timeout=240)
@@ -168,6 +169,32 @@ def test_serve_runs_gunicorn_workers(tmp_path):
     stored = {row[0] for row in conn.execute("SELECT id FROM attempts")}
     conn.close()
     assert stored == ids
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry))
+        except OSError:  # a process that exited meanwhile
+            pass
+    return kids
+
+
+def _assert_workers_pinned(master: int, announced: str) -> None:
+    """With as many workers as CPUs, each worker is held to a CPU of its own and the processes it started
+    for grading (the readiness probe started its grader pool) run on every CPU; otherwise none is held."""
+    cpus = set(os.sched_getaffinity(0))
+    workers = _children(master)
+    held = [os.sched_getaffinity(w) for w in workers]
+    if len(cpus) == len(workers):
+        assert "held to CPUs" in announced
+        assert sorted(len(h) for h in held) == [1] * len(workers) and set().union(*held) == cpus
+        grading = [kid for w in workers for kid in _children(w)]
+        assert grading and all(os.sched_getaffinity(kid) == cpus for kid in grading)
+    else:
+        assert "held to CPUs" not in announced and all(h == cpus for h in held)
 
 
 def _read_answer(sock: socket.socket) -> bytes:
