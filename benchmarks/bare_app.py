@@ -1,6 +1,7 @@
 """The bare Flask endpoints bench_load.py measures the service against, served by the same gunicorn
-settings: ``GET /bare/json`` (a constant JSON body) and ``POST /bare/insert`` (the request body inserted
-into a SQLite table with the service's pragmas: WAL, busy timeout, ``synchronous`` as the service)."""
+settings (workers held to a CPU each as ``quizapp serve`` holds them, :mod:`quizapp.serving_cpus`):
+``GET /bare/json`` (a constant JSON body) and ``POST /bare/insert`` (the request body inserted into a
+SQLite table with the service's pragmas: WAL, busy timeout, ``synchronous`` as the service)."""
 
 from __future__ import annotations
 
@@ -46,13 +47,18 @@ if __name__ == "__main__":  # python benchmarks/bare_app.py PORT WORKERS THREADS
 
     from gunicorn.app.base import BaseApplication
 
+    from quizapp import serving_cpus
+
     port, workers, threads = (int(x) for x in sys.argv[1:4])
+    cpus = serving_cpus.cpus_to_pin(workers, None)
 
     class _App(BaseApplication):
         def load_config(self):
             for k, v in {"bind": f"127.0.0.1:{port}", "workers": workers, "threads": threads,
                          "worker_class": "gthread", "preload_app": True, "accesslog": None,
-                         "when_ready": lambda _s: print(f"serving on http://127.0.0.1:{port}/", flush=True)}.items():
+                         "when_ready": lambda _s: print(f"serving on http://127.0.0.1:{port}/", flush=True),
+                         "pre_fork": lambda server, worker: cpus and serving_cpus.assign(server, worker, cpus),
+                         "post_fork": lambda _s, worker: cpus and serving_cpus.hold(worker, cpus)}.items():
                 self.cfg.set(k, v)
 
         def load(self):
