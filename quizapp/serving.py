@@ -14,6 +14,9 @@ cores), each with ``threads`` request threads (the ``gthread`` worker), all acce
   checkers sandbox pool and the code-run template are pid-aware (:mod:`checkers.sandbox`,
   :mod:`checkers.coderun.runner`), the memos hold no lock a child could inherit (:mod:`checkers.memo`), and the
   Prometheus multiprocess files are per pid (:mod:`quizapp.ops.metrics`).
+* **One CPU per worker** when there are as many workers as CPUs (:mod:`quizapp.serving_cpus`): the master
+  picks each worker's CPU before the fork, the worker holds itself to it after, and what it starts for
+  grading runs on every CPU.
 * **Signals** (gunicorn's): ``SIGHUP`` starts new workers and stops the old ones gracefully (a rolling
   restart: requests in flight finish); ``SIGTERM`` stops gracefully within ``graceful_timeout`` seconds;
   ``SIGINT``/``SIGQUIT`` stop at once.
