@@ -14,17 +14,22 @@ the time unpinned, 2.4-3.8% pinned, the workers' share of the CPUs 1.62-1.69 -> 
   it starts later inherit it. The processes it starts (the grader pool, the code sandbox) are given every
   CPU of the server back (:mod:`checkers.child_cpus`): grading must not queue on the one CPU of the worker
   that asked for it.
-* Pinning is left off when the workers are fewer or more than the CPUs (a worker would then have a CPU to
-  itself and idle, or share one that a free scheduler would have balanced), and by ``--no-pin-workers``
-  (a host running other busy services next to this one).
+* Pinning is left off when the workers are fewer than the CPUs (the CPUs left over would take none of a
+  worker's threads, yet a worker's calls into SQLite and the kernel run beside its interpreter on another
+  CPU) or more (several would share a CPU that a free scheduler balances), and by ``--no-pin-workers`` (a
+  host running other busy services next to this one).
+* A worker that cannot be held (a CPU taken offline since the master listed them) runs free, with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any, Iterable, Sequence
 
 from checkers import child_cpus
+
+log = logging.getLogger(__name__)
 
 
 def allowed_cpus() -> list[int]:
@@ -67,5 +72,9 @@ def assign(server: Any, worker: Any, cpus: Sequence[int]) -> None:
 def hold(worker: Any, cpus: Sequence[int]) -> None:
     """gunicorn's ``post_fork``, in the new worker: run on ``worker.cpu`` only; the processes it starts for
     grading get all of ``cpus``."""
-    os.sched_setaffinity(0, {worker.cpu})
+    try:
+        os.sched_setaffinity(0, {worker.cpu})
+    except OSError as exc:  # a worker that cannot start would be started again and again
+        log.warning("worker runs on any CPU: holding it to CPU %s failed (%s)", worker.cpu, exc)
+        return
     child_cpus.set_for_children(cpus)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..sandbox import notify_kill
 from .. import child_cpus
+from ..sandbox import notify_kill
 from .limits import CodeLimits
 
 TEMPLATE_SCRIPT = Path(__file__).with_name("template.py")

@@ -43,3 +43,17 @@ def test_each_new_worker_takes_the_least_held_cpu():
     assert sorted(w.cpu for w in new) == [2, 5]
     assert serving_cpus.choose_cpu([2, 2, 5], cpus) == 5
     assert serving_cpus.choose_cpu([7], cpus) == 2  # a CPU not among them counts for none
+
+
+def test_a_worker_that_cannot_be_held_runs_free(monkeypatch, caplog):
+    """A CPU taken offline after the master listed them: the worker warns and serves on any CPU (raising in
+    gunicorn's post_fork would make the master start it again and again)."""
+    def refuse(_pid, _cpus):
+        raise OSError(22, "Invalid argument")
+
+    recorded = []
+    monkeypatch.setattr(serving_cpus.os, "sched_setaffinity", refuse)
+    monkeypatch.setattr(serving_cpus.child_cpus, "set_for_children", recorded.append)
+    serving_cpus.hold(SimpleNamespace(cpu=7), [0, 7])
+    assert recorded == []  # nothing pinned, so nothing to give children back
+    assert "holding it to CPU 7 failed" in caplog.text
