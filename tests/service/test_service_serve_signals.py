@@ -33,12 +33,6 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _worker_pids(master):
-    """The master's children: gunicorn's workers."""
-    with open(f"/proc/{master}/task/{master}/children") as f:
-        return {int(p) for p in f.read().split()}
-
-
 def _serve(tmp_path, threads: int, **env_extra):
     """``quizapp serve`` with two workers on a free port, the sample question loaded, metrics in a folder it
     makes itself; returns once it announced itself: ``(proc, base url, stdout lines, stderr lines)``, both
@@ -67,25 +61,11 @@ def _serve(tmp_path, threads: int, **env_extra):
     return proc, f"http://127.0.0.1:{port}", out, err
 
 
-def _children(pid):
-    """Children of every thread of ``pid`` (a worker's request threads start its grader pool)."""
-    out = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            out |= {int(p) for p in (task / "children").read_text().split()}
-        except FileNotFoundError:  # the thread ended meanwhile
-            continue
-    return out
-
-
 def _descendants(pid):
     """Every process below ``pid`` (workers, their grader pools)."""
     out, todo = set(), [pid]
     while todo:
-        try:
-            children = _children(todo.pop())
-        except FileNotFoundError:  # gone meanwhile
-            continue
+        children = testing.child_pids(todo.pop())  # empty for a process gone meanwhile
         out |= children
         todo.extend(children)
     return out
@@ -104,7 +84,7 @@ def _wait_for_workers(master, avoid=frozenset()):
     SIGHUP the old ones are gone once the master has reaped them. Bounded by polls, not by a clock."""
     now = set()
     for _ in range(600):
-        now = _worker_pids(master)
+        now = testing.child_pids(master)
         if len(now) == 2 and not now & avoid:
             return now
         threading.Event().wait(0.1)

@@ -171,27 +171,16 @@ def test_serve_runs_gunicorn_workers(tmp_path):
     assert stored == ids
 
 
-def _children(pid: int) -> list[int]:
-    kids = []
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry))
-        except OSError:  # a process that exited meanwhile
-            pass
-    return kids
-
-
 def _assert_workers_pinned(master: int, announced: str) -> None:
     """With as many workers as CPUs, each worker is held to a CPU of its own and the processes it started
     for grading (the readiness probe started its grader pool) run on every CPU; otherwise none is held."""
     cpus = set(os.sched_getaffinity(0))
-    workers = _children(master)
+    workers = testing.child_pids(master)
     held = [os.sched_getaffinity(w) for w in workers]
     if len(cpus) == len(workers):
         assert "held to CPUs" in announced
         assert sorted(len(h) for h in held) == [1] * len(workers) and set().union(*held) == cpus
-        grading = [kid for w in workers for kid in _children(w)]
+        grading = [kid for w in workers for kid in testing.child_pids(w)]
         assert grading and all(os.sched_getaffinity(kid) == cpus for kid in grading)
     else:
         assert "held to CPUs" not in announced and all(h == cpus for h in held)

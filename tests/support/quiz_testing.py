@@ -267,6 +267,22 @@ def stop_process(proc, timeout: float = 30) -> int:
     return proc.returncode
 
 
+def child_pids(pid: int) -> set[int]:
+    """The children of every thread of ``pid`` (a worker's request threads start its grader pool); empty once
+    ``pid`` is gone."""
+    out: set[int] = set()
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:
+        return out
+    for task in tasks:
+        try:
+            out |= {int(p) for p in (task / "children").read_text().split()}
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+    return out
+
+
 def author_login(client, username: str, password: str) -> str:
     """Log in through the author form (with its CSRF token); returns the new session's CSRF token."""
     client.get("/author/login")
