@@ -12,7 +12,6 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
