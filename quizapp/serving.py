@@ -56,11 +56,9 @@ def gunicorn_available() -> bool:
 
 
 def default_workers() -> int:
-    """One worker per core this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    """One worker per core this process may run on (:func:`quizapp.serving_cpus.allowed_cpus`, else the
+    machine's count)."""
+    return len(serving_cpus.allowed_cpus()) or max(1, os.cpu_count() or 1)
 
 
 def preload_is_safe(app: Flask) -> bool:

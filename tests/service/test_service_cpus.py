@@ -2,6 +2,7 @@
 asked), each new worker on the CPU fewest live workers hold (a replacement takes the CPU its predecessor
 left; the workers of a rolling restart spread as the old ones did)."""
 
+import itertools
 from types import SimpleNamespace
 
 import pytest
@@ -23,10 +24,13 @@ def test_cpus_to_pin(monkeypatch, cpus, workers, wanted, expected):
     assert serving_cpus.cpus_to_pin(workers, wanted) == expected
 
 
+_pids = itertools.count(100)
+
+
 def _spawn(server, cpus):
     worker = SimpleNamespace()
     serving_cpus.assign(server, worker, cpus)
-    server.WORKERS[len(server.WORKERS) + 100] = worker
+    server.WORKERS[next(_pids)] = worker  # as gunicorn's master records a forked worker
     return worker
 
 
