@@ -26,7 +26,7 @@ PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LEVELS = ("L1", "L2", "L3")
 
 TOP_KEYS = {"id", "ref", "level", "tags", "title", "prompt", "params", "parts", "solution", "source",
-            "sources", "tries"}
+            "sources", "tries", "invariants"}
 #: Tries a learner has before the solution is shown (``tries:``; the default when absent).
 TRIES_DEFAULT = 3
 TRIES_MAX = 10
@@ -41,6 +41,11 @@ PART_COMMON = {"id", "kind", "prompt", "hint", "hints", "title", "placeholder", 
 #: Keys of one entry of a ``sources`` list: what is claimed and where it comes from.
 SOURCE_KEYS = {"claim", "paper", "section", "file", "function", "repo"}
 SOURCE_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+#: Keys of one entry of an ``invariants`` list: a comparison that must hold in every variant.
+INVARIANT_KEYS = {"id", "claim", "left", "op", "right"}
+INVARIANT_REQUIRED = ("id", "claim", "left", "op", "right")
+#: The comparisons an invariant may make (``checkers.bank.invariants.OPS`` evaluates them).
+INVARIANT_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
 MISTAKE_KEYS = {"note", "feedback", "call", "args", "output", "index", "scale", "expr", "value", "overrides",
                 "answer", "line"}
@@ -229,6 +234,39 @@ def check_sources(ctx: _Ctx, sources: Any, field: str) -> None:
             ctx.fail(_join(ef, "repo"), f"bad repo {entry['repo']!r}: must be owner/name")
 
 
+def check_invariants(ctx: _Ctx, invariants: Any, field: str, known: set[str]) -> None:
+    """An ``invariants`` list: each entry ``{id, claim, left, op, right}`` states a comparison between two
+    value specs (literal, ``{expr}``, ``{call}``; a bare string is an ``expr``) that the question's text
+    relies on ("row 1 is not clipped", "Var[k3] < Var[k1]", a choice key). The self-test evaluates every
+    one per variant (:mod:`checkers.bank.invariants`); here only the shape, the operator and the
+    placeholders are checked.
+    """
+    if not isinstance(invariants, list) or not invariants:
+        ctx.fail(field, "must be a non-empty list")
+    ids: set[str] = set()
+    for i, entry in enumerate(invariants):
+        ef = _join(field, i)
+        entry = ctx.mapping(entry, ef)
+        ctx.keys(entry, INVARIANT_KEYS, ef)
+        for key in INVARIANT_REQUIRED:
+            if key not in entry:
+                ctx.fail(_join(ef, key), "missing")
+        if not isinstance(entry["id"], str) or not NOTE_RE.match(entry["id"]):
+            ctx.fail(_join(ef, "id"), f"bad invariant id {entry['id']!r}: must match [a-z0-9-]+")
+        if entry["id"] in ids:
+            ctx.fail(_join(ef, "id"), f"duplicate invariant id {entry['id']!r}")
+        ids.add(entry["id"])
+        ctx.text(entry["claim"], _join(ef, "claim"))
+        if entry["op"] not in INVARIANT_OPS:
+            ctx.fail(_join(ef, "op"), f"bad operator {entry['op']!r}: one of {' '.join(INVARIANT_OPS)}")
+        for side in ("left", "right"):
+            spec = entry[side]
+            if isinstance(spec, bool) or not isinstance(spec, (int, float, str, list, Mapping)):
+                ctx.fail(_join(ef, side), "must be a value spec (number, list, expr string, {value|expr|call})")
+            _check_value_spec(ctx, spec, _join(ef, side))
+            _check_placeholders(ctx, spec, _join(ef, side), known)
+
+
 def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
     part = ctx.mapping(part, field)
     for key in ("id", "kind", "prompt"):
@@ -345,6 +383,8 @@ def validate_question(data: Any, file: Any = None) -> None:
 
     names = _check_params(ctx, data.get("params"))
     known = set(names)
+    if "invariants" in data:
+        check_invariants(ctx, data["invariants"], "invariants", known)
 
     parts = data["parts"]
     if not isinstance(parts, list) or not parts:

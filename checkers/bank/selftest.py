@@ -4,7 +4,8 @@ For each seed: the parameters generate; every part's expected answer resolves (e
 succeeds); the checker's correct examples grade ``correct``; every known mistake (and the checker's
 other incorrect examples) grades ``incorrect`` with its note and a bilingual feedback, which also
 proves the mistake differs from the correct answer in that variant; the checker's invalid samples
-grade ``invalid``; and both views render in both languages.
+grade ``invalid``; both views render in both languages; and every ``invariants`` entry (a comparison the
+question's text relies on, :mod:`checkers.bank.invariants`) holds with this variant's numbers.
 
 Across the seeds, a numeric or array part whose expected value is the same in every variant fails
 (status ``constant``) unless the part says ``constant: true`` with a ``constant_reason``: a number that
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .. import grading
+from . import invariants as inv
 from .schema import get_checker
 from .variants import params_for, public_view, solution_view
 
@@ -50,13 +52,15 @@ MESSAGES: dict[str, str] = {
     "mistake-not-exercised": "a known mistake is not among the kind's incorrect examples",
     "invalid-graded-wrong": "an invalid sample did not grade invalid",
     "constant": "a numeric or array part has the same expected value in every variant",
+    "invariant-false": "an invariant the question's text relies on is false in this variant",
+    "invariant-fail": "an invariant cannot be computed in this variant",
     # found outside the per-seed checks (the authoring service grades each known mistake itself)
     "mistake-equals-correct": "a known mistake grades correct: it equals the correct answer in that variant",
 }
 
 #: The ``args`` keys that tell two failures of one message apart; seed-dependent values (an answer with
 #: this variant's numbers, an exception's text) are in ``reason``/``expected``/``computed`` only.
-IDENTITY_ARGS = ("lang", "error", "note", "graded", "graded_note", "example")
+IDENTITY_ARGS = ("lang", "error", "note", "graded", "graded_note", "example", "invariant")
 
 
 @dataclass
@@ -257,6 +261,28 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
                  example=f"invalid[{i}]", graded=v.status, graded_note=v.note)
 
 
+def _check_invariants(question: Mapping[str, Any], params: Mapping[str, Any], seed: int, fail, count) -> None:
+    """Every ``invariants`` entry must hold with this variant's parameters (status ``invariant``, part
+    None, ``args.invariant`` the entry's id); the reason names the question, the variant, the claim and
+    both sides' values."""
+    qid = question.get("id")
+    for entry in question.get("invariants") or []:
+        iid = str(entry.get("id"))
+        where = f"{qid} variant {seed}: invariant {iid!r} ({entry.get('claim')})"
+        try:
+            holds, left, right = inv.evaluate(entry, params)
+            count()
+        except Exception as exc:
+            fail(None, seed, "invariant-fail", f"{where} cannot be computed: {type(exc).__name__}: {exc}",
+                 "invariant", invariant=iid, error=type(exc).__name__)
+            continue
+        if not holds:
+            fail(None, seed, "invariant-false",
+                 f"{where} is false: {_short(left)} {entry.get('op')} {_short(right)} does not hold",
+                 "invariant", expected=f"{entry.get('left')!r} {entry.get('op')} {entry.get('right')!r}",
+                 computed=f"{_short(left)} {entry.get('op')} {_short(right)}", invariant=iid)
+
+
 def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> SelfTestReport:
     """Run the self-test of one question over ``seeds``; never raises for a broken question."""
     start = time.perf_counter()
@@ -282,6 +308,7 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
             fail(None, seed, "params-fail", f"parameters do not generate: {type(exc).__name__}: {exc}", "params",
                  error=type(exc).__name__)
             continue
+        _check_invariants(question, params, seed, fail, count)
         for lang in ("en", "zh"):
             try:
                 public_view(question, seed, lang)
