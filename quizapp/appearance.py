@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, redirect, request, url_for
 
 from .i18n import gettext as _
+from .safe_redirect import safe_next
 
 bp = Blueprint("appearance", __name__)
 
@@ -24,10 +25,8 @@ def current_theme() -> str:
 
 
 def _safe_next(target: str | None) -> str:
-    """Only a path of this site (no scheme, no host, no ``//``): the switch is no open redirect."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return "/"
-    return target
+    """Only a path of this site as the browser reads it: the switch is no open redirect."""
+    return safe_next(target, "/")
 
 
 @bp.get("/appearance")

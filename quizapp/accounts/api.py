@@ -44,7 +44,13 @@ def _account_id(*, session_only: bool = False) -> str:
     if session_only and how != "session":
         raise Forbidden("this needs the signed-in session, not a personal token", "Authorization",
                         code="session_required")
-    return current_learner_id()
+    learner_id = current_learner_id()
+    if how == "token" and service.account_of(get_session(), learner_id) is None:
+        # An author's personal token identifies an author, who has no learner account (no email, no
+        # password of this API): the account endpoints have nothing to show it.
+        raise Forbidden("this token belongs to an author, not to a learner account", "Authorization",
+                        code="not_a_learner_account")
+    return learner_id
 
 
 def _credentials() -> tuple[object, object]:

@@ -25,6 +25,7 @@ from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
 from ..config import PREVIEW_MAX_CHARS
 from ..db import get_session
+from ..safe_redirect import safe_next
 from ..errors import ServiceError
 from ..headers import set_security_headers
 from ..page_view import page_from_public_view
@@ -115,9 +116,7 @@ def _principal():
 # --------------------------------------------------------------------------- login
 
 def _safe_next(target: str | None) -> str:
-    if target and target.startswith("/author") and not target.startswith("//") and "\\" not in target:
-        return target
-    return url_for("author.index")
+    return safe_next(target, url_for("author.index"), prefix="/author")
 
 
 @bp.route("/login", methods=["GET", "POST"])

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, request, url_for
 from checkers.bank import VARIANT_MAX, params_for
 
+from ..ascii_int import parse_ascii_uint
 from ..i18n import current_lang
 from ..learning import pagekit
 from .catalog import FIGURES, Figure
@@ -49,10 +50,10 @@ def _figure(qid: str, variant: int) -> tuple[Figure, str] | None:
 
 @bp.get("/questions/<qid>/figure.svg")
 def figure_svg(qid: str):
-    raw = request.args.get("variant", "")
-    if not raw.isdigit() or len(raw) > 7:
+    variant = parse_ascii_uint(request.args.get("variant"), max_digits=7)
+    if variant is None:
         abort(404)
-    found = _figure(qid, int(raw))
+    found = _figure(qid, variant)
     if found is None:
         abort(404)
     resp = Response(found[1], mimetype="image/svg+xml")

@@ -157,7 +157,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "responses": {"200": _json({"type": "object"}), **_errors(500)}}},
     "/api/v1/account": {
         "get": {"summary": "The signed-in account", "operationId": "getAccount", "security": LEARNER,
-                "responses": {"200": _json(_ref("Account")), **_errors(401, 500)}},
+                "responses": {"200": _json(_ref("Account")), **_errors(401, 403, 500)}},
         "delete": {"summary": "Delete the account with all its attempts (removed, not anonymised)",
                    "operationId": "deleteAccount",
                    "requestBody": _body({"type": "object", "required": ["password"],
@@ -166,7 +166,7 @@ PATHS: dict[str, dict[str, Any]] = {
     "/api/v1/account/tokens": {
         "get": {"summary": "Your personal API tokens", "operationId": "listPersonalTokens", "security": LEARNER,
                 "responses": {"200": _json({"type": "object", "properties": {
-                    "tokens": {"type": "array", "items": _ref("PersonalToken")}}}), **_errors(401, 500)}},
+                    "tokens": {"type": "array", "items": _ref("PersonalToken")}}}), **_errors(401, 403, 500)}},
         "post": {"summary": "Create a personal API token (shown once)", "operationId": "createPersonalToken",
                  "requestBody": {"required": False, "content": {"application/json": {"schema": {
                      "type": "object", "properties": {"name": {"type": "string", "maxLength": 120}}}}}},
@@ -179,7 +179,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "security": LEARNER, "parameters": [_q("format", {"type": "string", "enum": ["json", "csv"]}, "json")],
         "responses": {"200": {"description": "the export", "content": {"application/json": {},
                                                                         "text/csv": {}}},
-                      **_errors(401, 422, 500)}}},
+                      **_errors(401, 403, 422, 500)}}},
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from checkers.bank import VARIANT_MAX, public_view, solution_view
 
+from ..ascii_int import parse_ascii_uint
 from ..db import get_session
 from ..errors import ServiceError
 from ..i18n import current_lang, gettext as _
@@ -80,11 +81,11 @@ def start():
         return _setup(_("Pick levels from the list."), 422, chosen)
     if any(v not in _tags() for v in tags):
         return _setup(_("Pick topics from the list."), 422, chosen)
-    raw = request.form.get("length") or ""
-    if not raw.isdigit() or int(raw) not in draw.LENGTHS:
+    length = parse_ascii_uint(request.form.get("length"), max_digits=3)
+    if length is None or length not in draw.LENGTHS:
         return _setup(_("Pick a length from the list."), 422, chosen)
     rows = draw.eligible(questions.list_questions(get_session()), levels, tags)
-    items = draw.draw(rows, int(raw), int(VARIANT_MAX))
+    items = draw.draw(rows, length, int(VARIANT_MAX))
     if not items:
         return _setup(_("No questions match these levels and topics."), 422, chosen)
     by_level = current_app.config["MOCK_SECONDS_BY_LEVEL"]

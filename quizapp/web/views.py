@@ -18,6 +18,7 @@ from quizapp.rendering import render_inline, render_markdown
 from quizapp.unicode_text import encodable
 
 from ..discover.catalog import tag_label
+from ..ascii_int import parse_ascii_uint
 from ..kind_assets import kind_scripts
 from . import bp, data
 from quizapp.i18n import gettext
@@ -166,10 +167,8 @@ def _body(row: dict[str, Any], page: dict[str, Any], seed: int, lang: str) -> Ma
 
 
 def _parse_variant(raw: str | None, vmax: int) -> int | None:
-    if raw is None or not raw.strip().isdigit():
-        return None
-    value = int(raw.strip())
-    return value if 0 <= value < vmax else None
+    value = parse_ascii_uint(raw)
+    return value if value is not None and value < vmax else None
 
 
 @bp.get("/questions/<qid>")

@@ -1,0 +1,78 @@
+"""Findings of the security re-test: each request once answered a 500 or an open redirect.
+
+- ``next=`` is judged as the browser reads the ``Location`` header (tabs and newlines removed, ``\\`` read as
+  ``/``), so ``/%09/evil.example`` cannot become ``//evil.example``; a newline is refused, not a 500.
+- A variant or a mock length written with digits ``int`` refuses (``²``), digits of other scripts, or 5,000
+  digits is an unknown value (the page's usual answer), never a 500.
+- ``GET /api/v1/account`` with an author's token (an author has no learner account) is a 403 naming
+  ``Authorization``, not a 500.
+"""
+
+import pytest
+
+from quizapp.auth import create_author, create_token
+from quizapp.db import get_db
+from quizapp.safe_redirect import safe_next
+from quiz_testing import SAMPLE_QUESTION
+
+QID = SAMPLE_QUESTION["id"]
+HOSTILE_NEXT = ["/%09/evil.example", "/%0a/evil.example", "/%0d%0a/evil.example", "/\\evil.example",
+                "%09//evil.example", "//evil.example", "https://evil.example/", "/%20/evil.example",
+                "/%7f/evil.example", "javascript:alert(1)"]
+
+
+@pytest.mark.parametrize("target", HOSTILE_NEXT)
+def test_appearance_never_redirects_off_site(client, target):
+    resp = client.get(f"/appearance?theme=dark&next={target}")
+    assert resp.status_code == 303
+    assert resp.headers["Location"] == "/"
+
+
+def test_appearance_keeps_a_path_of_this_site(client):
+    resp = client.get("/appearance?theme=dark&next=/find%3Fq%3Dclip")
+    assert resp.status_code == 303 and resp.headers["Location"] == "/find?q=clip"
+
+
+@pytest.mark.parametrize("raw", ["/\t/evil.example", "/\n/x", " /x", "/x\\y", "//x", "http://x/", "/" + "a" * 3000])
+def test_safe_next_refuses_what_a_browser_would_send_elsewhere(raw):
+    assert safe_next(raw, "/home") == "/home"
+
+
+def test_safe_next_prefix():
+    assert safe_next("/author/q/1", "/author", prefix="/author") == "/author/q/1"
+    assert safe_next("/find", "/author", prefix="/author") == "/author"
+
+
+@pytest.mark.parametrize("variant", ["²", "٣", "³", "1²", "9" * 5000, "-1", "1.0", " "])
+def test_question_page_with_a_strange_variant_is_no_500(client, variant):
+    resp = client.get(f"/questions/{QID}", query_string={"variant": variant})
+    assert resp.status_code < 500, resp.status_code
+    # An unreadable variant is drawn anew: the page redirects to (or shows) a real variant.
+    assert resp.status_code in (200, 302, 303)
+
+
+@pytest.mark.parametrize("variant", ["²", "٣", "9" * 5000])
+def test_figure_with_a_strange_variant_is_404(client, variant):
+    resp = client.get(f"/questions/{QID}/figure.svg", query_string={"variant": variant})
+    assert resp.status_code == 404
+
+
+@pytest.mark.parametrize("length", ["³", "٣", "9" * 5000])
+def test_mock_with_a_strange_length_is_422(client, length):
+    client.get("/mock")
+    with client.session_transaction() as sess:
+        token = sess.get("csrf", "")
+    resp = client.post("/mock", data={"levels": "L1", "length": length, "csrf_token": token})
+    assert resp.status_code in (400, 422), resp.status_code
+
+
+def test_account_with_an_author_token_is_no_500(app, client):
+    with app.app_context():
+        session = get_db(app).Session()
+        author = create_author(session, "retest-author", "a-long-enough-pass-phrase-7")
+        _, token = create_token(session, author.id, "retest")
+        session.close()
+    resp = client.get("/api/v1/account", headers={"Authorization": f"Bearer {token}"})
+    assert resp.status_code == 403, resp.get_data(as_text=True)
+    error = resp.get_json()["error"]
+    assert error["code"] == "not_a_learner_account" and error["field"] == "Authorization"
