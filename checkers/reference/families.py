@@ -12,6 +12,7 @@ FAMILY_MODULES = (
     "policy",        # ppo.*, trpo.*, grpo.loss
     "preference",    # dpo.*, cpo/simpo/orpo/kto, preference.bradley_terry, policy.optimal
     "overopt",       # overopt.*, bon.kl
+    "passk",         # bon.pass_at_k (engine v3)
 )
 
 for _module in FAMILY_MODULES:
