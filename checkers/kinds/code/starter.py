@@ -1,4 +1,5 @@
-"""The starter a learner sees: the exercise's signature with a docstring, generated from the registry."""
+"""The starter a learner sees: the exercise's signature with a docstring, generated from the registry, or
+the part's own ``starter`` source (a fix-the-bug exercise's buggy implementation)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,28 @@ def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
     return f"{param['name']}: {param['kind']} (this exercise: {value!r})"
 
 
+def given_starter(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The part's own ``starter: {source, fix_the_bug, note}`` block, or None when the starter is generated.
+
+    A fix-the-bug exercise gives the learner a plausible implementation with one real-world bug
+    (``fix_the_bug: true``); ``note`` is the note that buggy source is graded with (the self-test checks it).
+    """
+    block = spec.get("starter")
+    return block if isinstance(block, Mapping) else None
+
+
+def is_fix_the_bug(spec: Mapping[str, Any]) -> bool:
+    """Whether the learner repairs the given starter rather than writing the function (the page says so)."""
+    block = given_starter(spec)
+    return bool(block and block.get("fix_the_bug"))
+
+
 def starter_source(spec: Mapping[str, Any], lang: str = "en") -> str:
-    """``def <name>(<args>):`` with a docstring naming each argument's shape and what to return."""
+    """The part's own starter source when it gives one (a fix-the-bug exercise's buggy implementation),
+    else ``def <name>(<args>):`` with a docstring naming each argument's shape and what to return."""
+    block = given_starter(spec)
+    if block is not None:
+        return str(block["source"])
     from ...reference import describe  # local: the engine imports torch
 
     fn = spec["function"]
