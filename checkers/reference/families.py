@@ -13,6 +13,7 @@ FAMILY_MODULES = (
     "preference",    # dpo.*, cpo/simpo/orpo/kto, preference.bradley_terry, policy.optimal
     "overopt",       # overopt.*, bon.kl
     "passk",         # bon.pass_at_k (engine v3)
+    "reward_model",  # reward_model.loss (engine v3)
 )
 
 for _module in FAMILY_MODULES:
