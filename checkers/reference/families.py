@@ -14,6 +14,7 @@ FAMILY_MODULES = (
     "overopt",       # overopt.*, bon.kl
     "passk",         # bon.pass_at_k (engine v3)
     "reward_model",  # reward_model.loss (engine v3)
+    "overlong",      # reward.overlong_penalty (engine v3)
 )
 
 for _module in FAMILY_MODULES:
