@@ -129,8 +129,16 @@ def _openrlhf_whiten(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x - mean) * var.clamp(min=OPENRLHF_WHITEN_EPS).rsqrt()
 
 
+def _discounted_scan(b: torch.Tensor, gamma: float, lam: float | torch.Tensor) -> torch.Tensor:
+    """x_t = b_t + γλ·x_{t+1}: one constant coefficient, or one per row when ``lam`` is a (B,) tensor."""
+    if isinstance(lam, torch.Tensor):
+        coef = (gamma * lam).to(b.dtype).unsqueeze(1).expand_as(b)
+        return reverse_linear_scan(coef, b)
+    return constant_reverse_scan(b, gamma * lam)
+
+
 def _gae_skipping_holes(r: torch.Tensor, v: torch.Tensor, m: torch.Tensor, gamma: float,
-                        lam: float) -> torch.Tensor:
+                        lam: float | torch.Tensor) -> torch.Tensor:
     """verl GAE: the counted tokens of each row are compacted to the left, where the recurrence is the
     plain one with a constant coefficient; a hole takes the advantage of the next counted token (0 after
     the last one), which is what verl's carried ``lastgaelam`` holds there. Values and rewards at holes
@@ -152,32 +160,59 @@ def _gae_skipping_holes(r: torch.Tensor, v: torch.Tensor, m: torch.Tensor, gamma
     comp.zero_()
     comp.scatter_(1, slot, delta)
     comp[:, L - 1] = 0
-    comp_a = constant_reverse_scan(comp, gamma * lam)
+    comp_a = _discounted_scan(comp, gamma, lam)
     # Counted t reads its own slot (before − 1); a hole reads the next counted slot (before).
     before.sub_(counted.to(torch.int64))
     return torch.gather(comp_a, 1, before)
 
 
+def _gae_lambda(lam: float | torch.Tensor | None, name: str, rows: int) -> float | torch.Tensor | None:
+    """A GAE λ: a number, or one per row (a (B,) tensor, detached); a 0-d tensor counts as a number."""
+    if lam is None or not isinstance(lam, torch.Tensor):
+        if lam is not None and not math.isfinite(lam):
+            raise ReferenceInputError(name, "must be finite")
+        return lam
+    if lam.dim() == 0:
+        return _gae_lambda(float(lam.detach().item()), name, rows)
+    if lam.dim() != 1 or lam.shape[0] != rows:
+        raise ReferenceInputError(name, f"must be a number or one value per row, shape ({rows},); "
+                                        f"got shape {tuple(lam.shape)}")
+    if not bool(torch.isfinite(lam).all().item()):
+        raise ReferenceInputError(name, "must be finite")
+    return lam.detach()
+
+
 def gae_t(rewards: torch.Tensor, values: torch.Tensor, mask: torch.Tensor, gamma: float = 1.0,
-          lam: float = 1.0, whiten: bool = False, whiten_rewards: bool = False,
-          convention: str = "verl") -> tuple[torch.Tensor, torch.Tensor]:
-    """GAE advantages and returns (see ``advantages.gae``); returns (advantages, returns), detached."""
+          lam: float | torch.Tensor = 1.0, whiten: bool = False, whiten_rewards: bool = False,
+          convention: str = "verl",
+          lam_critic: float | torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """GAE advantages and returns (see ``advantages.gae``); returns (advantages, returns), detached.
+
+    ``lam`` and ``lam_critic`` are numbers or (B,) tensors (one λ per row); the returns use
+    ``lam_critic`` (default ``lam``).
+    """
     check_convention(convention)
     require_ndim(rewards, "rewards", 2)
     require_same_shape(rewards=rewards, values=values, mask=mask)
     require_mask(mask)
+    lam_actor = _gae_lambda(lam, "lam", rewards.shape[0])
+    lam_value = _gae_lambda(lam_critic, "lam_critic", rewards.shape[0])
     with torch.no_grad():
         r, v, m = rewards.detach(), values.detach(), mask.detach()
         if convention != "verl":
             r, v = r * m, v * m
         if whiten_rewards:
             r = masked_whiten_t(r, m, shift_mean=False, convention=convention)
-        if convention == "verl":
-            adv = _gae_skipping_holes(r, v, m, gamma, lam)
-        else:
+
+        def run(lam_: float | torch.Tensor) -> torch.Tensor:
+            if convention == "verl":
+                return _gae_skipping_holes(r, v, m, gamma, lam_)
             delta = r + gamma * _shift_left(v) - v
-            adv = constant_reverse_scan(delta, gamma * lam)
-        returns = adv + v
+            return _discounted_scan(delta, gamma, lam_)
+
+        adv = run(lam_actor)
+        # VC-PPO's decoupled λ: the value targets come from a second pass with the critic's λ.
+        returns = (adv if lam_value is None else run(lam_value)) + v
         if whiten:
             adv = _openrlhf_whiten(adv, m) if convention == "openrlhf" else masked_whiten_t(adv, m, True, convention)
     return adv, returns
@@ -189,13 +224,21 @@ _BT = "(B, T)"
 
 @register("advantages.gae",
           params=[Param("rewards", "tensor", shape=_BT), Param("values", "tensor", shape=_BT),
-                  Param("mask", "tensor", shape=_BT), Param("gamma", "float", 1.0), Param("lam", "float", 1.0),
-                  Param("whiten", "bool", False), Param("whiten_rewards", "bool", False), _CONV],
+                  Param("mask", "tensor", shape=_BT), Param("gamma", "float", 1.0),
+                  Param("lam", "tensor_or_float", 1.0, shape="scalar or (B,)",
+                        doc="GAE λ of the advantages; one per row for VAPO's length-adaptive λ"),
+                  Param("whiten", "bool", False), Param("whiten_rewards", "bool", False), _CONV,
+                  Param("lam_critic", "tensor_or_float", None, shape="scalar or (B,)",
+                        doc="VC-PPO: λ of the value targets (returns); None: lam")],
           outputs=["advantages", "returns"],
-          examples=[{"rewards": [[0.0, 0.0, 1.0]], "values": [[0.5, 0.6, 0.7]], "mask": [[1, 1, 1]], "lam": 0.95}])
+          examples=[Example({"rewards": [[0.0, 0.0, 1.0]], "values": [[0.5, 0.6, 0.7]], "mask": [[1, 1, 1]],
+                             "lam": 0.95}),
+                    Example({"rewards": [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]], "values": [[0.5, 0.6, 0.7], [0.2, 0.4, 0.0]],
+                             "mask": [[1, 1, 1], [1, 1, 0]], "lam": [0.95, 0.9], "lam_critic": 1.0},
+                            "VC-PPO decoupled λ (critic 1.0) with a per-row actor λ (VAPO)")])
 def advantages_gae(ctx: TensorContext, rewards: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
-                   gamma: float, lam: float, whiten: bool, whiten_rewards: bool,
-                   convention: str) -> dict[str, torch.Tensor]:
+                   gamma: float, lam: float | torch.Tensor, whiten: bool, whiten_rewards: bool,
+                   convention: str, lam_critic: float | torch.Tensor | None) -> dict[str, torch.Tensor]:
     """Generalised advantage estimation (Schulman et al. 2016, arXiv:1506.02438).
 
     δ_t = r_t + γ·V_next − V_t, A_t = δ_t + γλ·A_next, returns = A + V (before any whitening).
@@ -210,8 +253,19 @@ def advantages_gae(ctx: TensorContext, rewards: torch.Tensor, values: torch.Tens
     openrlhf: (A − μ)·rsqrt(max(σ²_biased, 1e-8)) batch-wide, not re-masked. ``whiten_rewards=True``
     (TRL v0.11): after the mask multiply r ← masked.whiten(r, m, shift_mean=False, convention).
     Outputs are detached (upstream runs under no_grad).
+
+    Decoupled λ (VC-PPO's "decoupled GAE", Yuan et al. 2025, arXiv:2503.01491): the advantages use
+    ``lam`` and the value targets use ``lam_critic`` (VC-PPO trains the critic with λ = 1, so its
+    targets do not decay the terminal reward), i.e. returns = A(λ_critic) + V (verl) or
+    A(λ_critic) + V·m (trl/openrlhf), computed before any whitening; ``lam_critic=None`` means ``lam``.
+    Either may be a (B,) tensor, one λ per row: VAPO's "length-adaptive GAE" λ_b = 1 − 1/(α·l_b)
+    (Yue et al. 2025, arXiv:2504.05118; l_b the row's length) is passed that way; the recursion is then
+    A_t = δ_t + γλ_b·A_{t+1} within row b.
+    There is no upstream code for either (verl's ``compute_gae_advantage_return`` takes one λ): both
+    follow the papers' recursion. λ must be finite; no range is imposed (VAPO's λ_b is negative for
+    l_b < 1/α).
     """
-    adv, ret = gae_t(rewards, values, mask, gamma, lam, whiten, whiten_rewards, convention)
+    adv, ret = gae_t(rewards, values, mask, gamma, lam, whiten, whiten_rewards, convention, lam_critic)
     return {"advantages": adv, "returns": ret}
 
 
@@ -338,7 +392,7 @@ def grpo_t(scores: torch.Tensor, ids: torch.Tensor, epsilon: float | None = None
           params=[Param("scores", "tensor", None, shape="(B,)"),
                   Param("token_level_rewards", "tensor", None, shape=_BT),
                   Param("mask", "tensor", None, shape=_BT),
-                  Param("index", "labels", None, shape="(B,)", doc="group label of each row"),
+                  Param("index", "labels", None, shape="(B,)", standalone=True, doc="group label of each row"),
                   Param("group_size", "int", None, doc="consecutive blocks of this many rows"),
                   Param("epsilon", "float", None, doc="default: verl 1e-6, trl 1e-4, openrlhf 1e-9"),
                   Param("scale", "choice", "group", choices=("group", "batch", "none")),
@@ -440,7 +494,7 @@ def rloo_t(scores: torch.Tensor, ids: torch.Tensor, normalize: bool = False, sin
           params=[Param("scores", "tensor", None, shape="(B,)"),
                   Param("token_level_rewards", "tensor", None, shape=_BT),
                   Param("mask", "tensor", None, shape=_BT),
-                  Param("index", "labels", None, shape="(B,)"), Param("group_size", "int", None),
+                  Param("index", "labels", None, shape="(B,)", standalone=True), Param("group_size", "int", None),
                   Param("normalize", "bool", False),
                   Param("singleton", "choice", None, choices=("score", "zero"),
                         doc="one-member groups; default: verl score, trl/openrlhf zero"),
