@@ -15,6 +15,7 @@ FAMILY_MODULES = (
     "passk",         # bon.pass_at_k (engine v3)
     "reward_model",  # reward_model.loss (engine v3)
     "overlong",      # reward.overlong_penalty (engine v3)
+    "entropy_cov",   # entropy.covariance (engine v3)
 )
 
 for _module in FAMILY_MODULES:
