@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import array
 import errno
+import inspect
 import io
 import json
 import math
@@ -62,6 +63,8 @@ _TOLIST = torch.Tensor.tolist
 _IS_COMPLEX = torch.Tensor.is_complex
 _GRAD = torch.autograd.grad
 _AS_TENSOR = torch.tensor
+_REQUIRES_GRAD = torch._C.TensorBase.requires_grad.__get__   # the flag itself, whatever the learner patches
+_SIGNATURE = inspect.signature
 OUTPUT_CAP = 64 * 1024          # characters of the learner's printed output kept for feedback
 NOBODY = 65534
 
@@ -216,8 +219,21 @@ def _error(exc: BaseException) -> dict:
     return {"type": type(exc).__name__, "message": str(exc)[:500], "where": _learner_frames(exc.__traceback__)}
 
 
+def _named_parameters(fn) -> set:
+    """The keyword names ``fn`` declares (not a ``**kwargs`` catch-all); empty when it has no signature."""
+    try:
+        params = _SIGNATURE(fn).parameters.values()
+    except Exception:  # noqa: BLE001 - a callable without a readable signature takes no optional arguments
+        return set()
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
 def _run_case(fn, case: dict) -> dict:
     kwargs = {name: _value_in(v) for name, v in case["kwargs"].items()}
+    optional = case.get("optional_kwargs") or {}
+    if optional:   # fixed hyperparameters, passed only where the learner's signature names them
+        named = _named_parameters(fn)
+        kwargs.update({name: _value_in(v) for name, v in optional.items() if name in named and name not in kwargs})
     result = fn(**kwargs)
     names = case["outputs"]
     if isinstance(result, dict):
@@ -231,6 +247,10 @@ def _run_case(fn, case: dict) -> dict:
         raise TypeError(f"return a dict with the outputs {', '.join(map(repr, names))}")
     reply = {"outputs": {n: _tensor_out(v) for n, v in outs.items()}}
     wrt = [n for n in case.get("grad_wrt", []) if isinstance(kwargs.get(n), torch.Tensor)]
+    if case.get("grad_wrt"):
+        # Whether each output is still in the autograd graph: where the reference detaches an output,
+        # the client grades one that is not as not_detached.
+        reply["attached"] = {n: bool(type(v) is _TENSOR and _REQUIRES_GRAD(v)) for n, v in outs.items()}
     if wrt:
         total = None
         for n, cot in case.get("cotangents", {}).items():

@@ -29,7 +29,7 @@ _GROUP_PARAMS = [
     Param("scores", "tensor", None, shape="(B,)", doc="outcome score per row (or give token_level_rewards)"),
     Param("token_level_rewards", "tensor", None, shape=_BT, doc="scores are their row sums"),
     Param("mask", "tensor", None, shape=_BT, doc="response_mask"),
-    Param("index", "labels", None, shape="(B,)", doc="group label of each row"),
+    Param("index", "labels", None, shape="(B,)", standalone=True, doc="group label of each row"),
     Param("group_size", "int", None, doc="consecutive blocks of this many rows"),
 ]
 
@@ -269,7 +269,7 @@ _MULTI_EXAMPLE = {"rewards_per_func": [[1.0, 0.5], [0.0, 1.0], [1.0, 1.0], [0.0,
 @register("advantages.grpo_multi",
           params=[Param("rewards_per_func", "tensor", shape="(B, K)", doc="one column per reward function; nan = none"),
                   Param("reward_weights", "tensor", None, shape="(K,)", doc="default: all ones"),
-                  Param("index", "labels", None, shape="(B,)", doc="group label of each row"),
+                  Param("index", "labels", None, shape="(B,)", standalone=True, doc="group label of each row"),
                   Param("group_size", "int", None, doc="num_generations: consecutive blocks of this many rows"),
                   Param("multi_objective_aggregation", "choice", "sum_then_normalize", choices=tuple(AGGREGATIONS)),
                   Param("scale_rewards", "choice", "group", choices=("group", "batch", "none"),

@@ -24,8 +24,8 @@ def bradley_terry(ctx: TensorContext, reward_chosen: torch.Tensor,
 
 
 @register("policy.optimal",
-          params=[Param("ref_probs", "tensor", shape="(..., K)", doc="π_ref over the last axis"),
-                  Param("rewards", "tensor", shape="same as ref_probs"), Param("beta", "float")],
+          params=[Param("ref_probs", "tensor", shape="(..., K)", role="probs", doc="π_ref over the last axis"),
+                  Param("rewards", "tensor", shape="same as ref_probs"), Param("beta", "float", range=(0.05, 1.0))],
           outputs=["probs", "log_partition"],
           examples=[{"ref_probs": [[0.5, 0.3, 0.2]], "rewards": [[1.0, 0.0, -1.0]], "beta": 0.5}])
 def policy_optimal(ctx: TensorContext, ref_probs: torch.Tensor, rewards: torch.Tensor,

@@ -58,8 +58,8 @@ def cross_entropy_t(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 
 BASE_PARAM = Param("base", "choice", "e", choices=tuple(BASES), doc="logarithm base")
-P = Param("p", "tensor", shape="(..., K)", doc="probabilities, summing to 1 on the last axis")
-Q = Param("q", "tensor", shape="(..., K)", doc="probabilities, summing to 1 on the last axis")
+P = Param("p", "tensor", shape="(..., K)", role="probs", doc="probabilities, summing to 1 on the last axis")
+Q = Param("q", "tensor", shape="(..., K)", role="probs", doc="probabilities, summing to 1 on the last axis")
 
 
 @register("kl.exact", params=[P, Q, BASE_PARAM], outputs=["kl"],
@@ -74,8 +74,8 @@ def kl_exact(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, base: str) ->
 
 
 @register("kl.gaussian",
-          params=[Param("mu_p", "tensor"), Param("sigma_p", "tensor"), Param("mu_q", "tensor"),
-                  Param("sigma_q", "tensor")],
+          params=[Param("mu_p", "tensor", role="mean"), Param("sigma_p", "tensor", role="std"),
+                  Param("mu_q", "tensor", role="mean"), Param("sigma_q", "tensor", role="std")],
           outputs=["kl"],
           examples=[{"mu_p": [0.0], "sigma_p": [1.0], "mu_q": [1.0], "sigma_q": [2.0]}])
 def kl_gaussian(ctx: TensorContext, mu_p: torch.Tensor, sigma_p: torch.Tensor, mu_q: torch.Tensor,
@@ -215,7 +215,7 @@ def divergence_chi2(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor) -> dic
 
 
 @register("divergence.alpha",
-          params=[P, Q, Param("alpha", "float", doc="real order α; α = 1 gives KL(p‖q), α = 0 KL(q‖p)")],
+          params=[P, Q, Param("alpha", "float", range=(0.2, 0.8), doc="real order α; α = 1 gives KL(p‖q), α = 0 KL(q‖p)")],
           outputs=["alpha_div"],
           examples=[{"p": [[0.5, 0.3, 0.2]], "q": [[0.4, 0.4, 0.2]], "alpha": 0.5}])
 def divergence_alpha(ctx: TensorContext, p: torch.Tensor, q: torch.Tensor, alpha: float) -> dict[str, torch.Tensor]:

@@ -23,9 +23,10 @@ def _check_finite(value: float, name: str) -> None:
 
 
 @register("overopt.gold_reward",
-          params=[Param("kl", "tensor", None, doc="KL(π‖π_init) in nats"),
-                  Param("d", "tensor", None, doc="√KL; give kl or d"),
-                  Param("alpha", "float"), Param("beta", "float"),
+          params=[Param("kl", "tensor", None, role="nonnegative", range=(0.0, 25.0), standalone=True,
+                        doc="KL(π‖π_init) in nats"),
+                  Param("d", "tensor", None, role="nonnegative", standalone=False, doc="√KL; give kl or d"),
+                  Param("alpha", "float", range=(0.5, 2.0)), Param("beta", "float", range=(0.05, 0.5)),
                   Param("method", "choice", choices=METHODS)],
           outputs=["reward"],
           examples=[{"kl": [1.0, 4.0], "alpha": 1.0, "beta": 0.1, "method": "bon"}])
@@ -52,7 +53,8 @@ def overopt_gold_reward(ctx: TensorContext, kl: torch.Tensor | None, d: torch.Te
 
 
 @register("overopt.peak",
-          params=[Param("alpha", "float"), Param("beta", "float", doc="must be positive for a maximum"),
+          params=[Param("alpha", "float", range=(0.5, 2.0)),
+                  Param("beta", "float", range=(0.05, 0.5), doc="must be positive for a maximum"),
                   Param("method", "choice", choices=METHODS)],
           outputs=["d", "kl", "reward"],
           examples=[{"alpha": 0.5, "beta": 0.25, "method": "rl"}])
@@ -73,7 +75,7 @@ def overopt_peak(ctx: TensorContext, alpha: float, beta: float, method: str) -> 
     return {"d": ctx.tensor(d), "kl": ctx.tensor(d * d), "reward": ctx.tensor(reward)}
 
 
-@register("bon.kl", params=[Param("n", "tensor", doc="number of samples, ≥ 1")], outputs=["kl"],
+@register("bon.kl", params=[Param("n", "tensor", role="count", doc="number of samples, ≥ 1")], outputs=["kl"],
           examples=[{"n": 16}])
 def bon_kl(ctx: TensorContext, n: torch.Tensor) -> dict[str, torch.Tensor]:
     """Analytic KL of best-of-n sampling from its base policy: KL = ln n − (n − 1)/n

@@ -188,7 +188,7 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
 
 @register("ppo.value_loss",
           params=[Param("vpreds", "tensor", shape=_BT), Param("returns", "tensor", shape=_BT),
-                  Param("values", "tensor", shape=_BT, doc="old values (rollout)"), Param("mask", "tensor", shape=_BT),
+                  Param("values", "tensor", shape=_BT, grad=False, doc="old values (rollout)"), Param("mask", "tensor", shape=_BT),
                   Param("cliprange_value", "float", 0.5, doc="None: no clipping"), _AGG,
                   Param("ratio", "tensor", None, shape=_BT, doc="policy ratio for ratio_threshold"),
                   Param("ratio_threshold", "float", None), *GLOBAL_BATCH_PARAMS, _CONV],

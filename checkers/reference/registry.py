@@ -25,6 +25,31 @@ REQUIRED: Any = inspect.Parameter.empty
 #: ``tensor_or_float`` for arguments such as ``kl_coef`` that may be a scalar or a per-row tensor).
 KINDS = ("tensor", "float", "int", "bool", "str", "choice", "labels", "tensor_or_float", "list")
 
+#: What a tensor parameter holds, so that a test-case generator (the ``code`` kind's stand-alone check)
+#: draws meaningful inputs for it. Declared with ``role=`` on a :class:`Param`; where none is declared the
+#: generator infers one from the name, kind and shape (``checkers.kinds.code.roles``).
+ROLES = (
+    "logprob",      # log-probabilities of sampled tokens or sequences: negative numbers
+    "mask",         # 0/1 response mask (may have holes and, in an edge case, an all-zero row)
+    "group_ids",    # the group (prompt) of each row: groups of one and of several
+    "scores",       # one reward per sequence, with ties
+    "rewards",      # token-level rewards
+    "values",       # critic values or any real-valued tensor
+    "advantages",   # advantages (real-valued)
+    "probs",        # probability vectors over the last axis (each row sums to 1, entries > 0)
+    "logits",       # unnormalised logits over a vocabulary axis
+    "log_probs",    # log-softmax over a vocabulary axis
+    "mean",         # a Gaussian's mean
+    "std",          # a Gaussian's (positive) standard deviation
+    "lengths",      # token counts of sequences (positive integers, as floats)
+    "count",        # a sample count such as best-of-n's n (a positive integer, as a float)
+    "ratio",        # a positive probability ratio near 1
+    "nonnegative",  # any non-negative number (a KL, its square root)
+    "positive",     # any positive number
+    "binary",       # 0/1 labels (e.g. desirable or not), both present
+    "real",         # any real number
+)
+
 
 @dataclass(frozen=True)
 class Param:
@@ -37,10 +62,26 @@ class Param:
     choices: tuple[Any, ...] | None = None
     doc: str = ""
     optional: bool = False  # True: may be None (absent) even though it has no default value
+    #: What the tensor holds (one of :data:`ROLES`); None: inferred from the name and shape.
+    role: str | None = None
+    #: Inclusive (low, high) of the values a test-case generator draws for this parameter: a scalar's
+    #: values, or a tensor's elements. None: the role's (or the kind's) usual values.
+    range: tuple[float, float] | None = None
+    #: For an optional tensor: True when a stand-alone code check gives it to the learner's function
+    #: (e.g. ``index`` of the group-relative advantages, beside ``scores``); None: inferred.
+    standalone: bool | None = None
+    #: For a tensor: whether a training loss is differentiated through it, so that a stand-alone check
+    #: compares gradients with respect to it (True), or it is data a trainer holds fixed, such as old
+    #: log-probabilities, advantages or returns (False); None: inferred from the role and name.
+    grad: bool | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise TypeError(f"unknown parameter kind {self.kind!r} for {self.name}")
+        if self.role is not None and self.role not in ROLES:
+            raise TypeError(f"unknown parameter role {self.role!r} for {self.name}")
+        if self.range is not None and not (len(self.range) == 2 and self.range[0] <= self.range[1]):
+            raise TypeError(f"range of {self.name} must be (low, high) with low <= high")
 
     @property
     def required(self) -> bool:
@@ -56,6 +97,14 @@ class Param:
             out["allowed"] = list(self.choices)
         if self.doc:
             out["doc"] = self.doc
+        if self.role is not None:
+            out["role"] = self.role
+        if self.range is not None:
+            out["range"] = list(self.range)
+        if self.standalone is not None:
+            out["standalone"] = self.standalone
+        if self.grad is not None:
+            out["grad"] = self.grad
         return out
 
 

@@ -16,7 +16,7 @@ ADAPTIVE_CLIP = 0.2
 TERMINAL_ESTIMATORS = ("k1", "kl", "k2", "mse", "k3", "low_var_kl", "abs")
 
 
-@register("kl_controller.fixed", params=[Param("kl_coef", "float")], outputs=["kl_coef"],
+@register("kl_controller.fixed", params=[Param("kl_coef", "float", range=(0.01, 0.2))], outputs=["kl_coef"],
           examples=[{"kl_coef": 0.05}])
 def kl_controller_fixed(ctx: TensorContext, kl_coef: float) -> dict[str, torch.Tensor]:
     """Fixed KL controller (verl ``FixedKLController``): β stays β."""
@@ -24,8 +24,9 @@ def kl_controller_fixed(ctx: TensorContext, kl_coef: float) -> dict[str, torch.T
 
 
 @register("kl_controller.adaptive",
-          params=[Param("kl_coef", "float"), Param("current_kl", "float"), Param("target_kl", "float"),
-                  Param("n_steps", "float"), Param("horizon", "float"),
+          params=[Param("kl_coef", "float", range=(0.01, 0.2)), Param("current_kl", "float", range=(0.0, 0.2)),
+                  Param("target_kl", "float", range=(0.01, 0.1)), Param("n_steps", "float", range=(16.0, 512.0)),
+                  Param("horizon", "float", range=(1000.0, 20000.0)),
                   Param("min_coef", "float", None), Param("max_coef", "float", None)],
           outputs=["kl_coef", "proportional_error"],
           examples=[{"kl_coef": 0.1, "current_kl": 8.0, "target_kl": 6.0, "n_steps": 256, "horizon": 10000}])
@@ -67,7 +68,7 @@ def _coef(kl_coef: float | torch.Tensor, rows: int, name: str = "kl_coef") -> fl
 @register("reward.kl_in_reward",
           params=[Param("token_level_scores", "tensor", shape="(B, T)"),
                   Param("old_log_prob", "tensor", shape="(B, T)"), Param("ref_log_prob", "tensor", shape="(B, T)"),
-                  Param("mask", "tensor", shape="(B, T)"), Param("kl_coef", "tensor_or_float"),
+                  Param("mask", "tensor", shape="(B, T)"), Param("kl_coef", "tensor_or_float", range=(0.01, 0.2)),
                   Param("mode", "choice", "kl", choices=PENALTY_MODES),
                   Param("convention", "choice", "verl", choices=CONVENTIONS)],
           outputs=["token_level_rewards", "kl", "current_kl"],
@@ -98,7 +99,7 @@ def reward_kl_in_reward(ctx: TensorContext, token_level_scores: torch.Tensor, ol
                   Param("log_prob", "tensor", None, shape="(B, T)"),
                   Param("ref_log_prob", "tensor", None, shape="(B, T)"),
                   Param("kl", "tensor", None, shape="(B, T)", doc="precomputed per-token KL instead of log-probs"),
-                  Param("mask", "tensor", shape="(B, T)"), Param("kl_coef", "float"),
+                  Param("mask", "tensor", shape="(B, T)"), Param("kl_coef", "float", range=(0.01, 0.2)),
                   Param("estimator", "choice", "k1", choices=TERMINAL_ESTIMATORS),
                   Param("mask_kl", "bool", True),
                   Param("score_position", "choice", "last", choices=("last", "after_last")),

@@ -1,10 +1,12 @@
 """Code answers over the API: the stand-alone check of an implementation, and a part's practice check.
 
-* ``POST /api/v1/check/code`` ``{"function", "source", "convention"?, "outputs"?}``: the learner's Python
-  source is run in a sealed child (:mod:`checkers.coderun`) on the ``code`` kind's hidden cases for the
-  engine function and compared with the engine; the function it must define is named like the function's
-  last component (``k3`` for ``kl.k3``) and receives the function's required tensor parameters. The graded
-  outputs default to the function's first output.
+* ``POST /api/v1/check/code`` ``{"function", "source", "convention"?, "outputs"?, "args"?, "name"?}``: the
+  learner's Python source is run in a sealed child (:mod:`checkers.coderun`) on the ``code`` kind's hidden
+  cases for the engine function and compared with the engine (:mod:`checkers.kinds.code.standalone` picks
+  the inputs for any registered function); the function it must define is named like the function's last
+  component (``k3`` for ``kl.k3``) unless ``name`` says otherwise, and receives the function's tensor
+  inputs and required scalars. ``args`` fixes hyperparameters (``{"beta": 0.1, "loss_type": "ipo"}``),
+  validated like the engine's own arguments. The graded outputs default to the function's first output.
 * ``POST /api/v1/questions/<id>/check`` ``{"variant"?, "part", "answer"}``: the part's kind runs its
   practice check (for ``code``: the visible cases only); it costs no attempt and is stored nowhere.
 """
@@ -37,46 +39,30 @@ def _accept(kind: Any, value: Any, name: str) -> Any:
 
 def code_spec(body: dict) -> dict[str, Any]:
     """The ``code`` part a stand-alone check grades against, from the request's fields (422 naming the
-    field for an unknown function, output or convention, or a function that needs a scalar argument)."""
+    field for an unknown function, output, convention or name, or an ``args`` value the engine refuses)."""
     # The registry and the case builder load torch: imported on the first code check, not at app start-up.
-    from checkers.kinds.code.cases import is_tensor_param  # local: the case builder imports torch
-    from checkers.reference import describe, names  # local: the engine imports torch
+    from checkers.kinds.code.standalone import StandaloneError, standalone_spec  # local: imports torch
+    from checkers.reference import names  # local: the engine imports torch
 
     function = field(body, "function", str)
     if function not in names():
         raise ValidationError(f"unknown engine function {function!r} (GET /api/v1/reference lists them)",
                               "function", code="unknown_function")
-    info = describe(function)
-    params = {p["name"]: p for p in info["params"]}
-    scalars = [p["name"] for p in info["params"] if p.get("required") and not is_tensor_param(p)]
-    if scalars:
-        raise ValidationError(f"{function} needs the scalar argument(s) {', '.join(scalars)}, which a "
-                              "stand-alone check cannot choose; practise it through a question's code part",
-                              "function", code="unsupported_function")
-    args = [p["name"] for p in info["params"] if p.get("required") and is_tensor_param(p)]
-    outputs = field(body, "outputs", list, required=False, default=[info["outputs"][0]])
-    if not outputs or len(outputs) > len(info["outputs"]):
-        raise ValidationError(f"outputs must be a non-empty list among {', '.join(info['outputs'])}", "outputs")
-    for i, name in enumerate(outputs):
-        if name not in info["outputs"] or outputs.index(name) != i:
-            raise ValidationError(f"{name!r} is not an output of {function} (or is listed twice); outputs: "
-                                  f"{', '.join(info['outputs'])}", f"outputs[{i}]")
-    spec: dict[str, Any] = {"kind": "code", "function": function, "args": args, "outputs": list(outputs)}
-    convention = field(body, "convention", str, required=False)
-    if convention is not None:
-        allowed = (params.get("convention") or {}).get("allowed") or []
-        if convention not in allowed:
-            raise ValidationError(f"convention must be one of {', '.join(allowed)}" if allowed else
-                                  f"{function} has no convention parameter", "convention",
-                                  code="unknown_convention")
-        spec["fixed"] = {"convention": convention}
-    return spec
+    args = field(body, "args", dict, required=False, default={})
+    outputs = field(body, "outputs", list, required=False)
+    if outputs is not None and not all(isinstance(o, str) for o in outputs):
+        raise ValidationError("outputs must be a list of output names", "outputs")
+    try:
+        return standalone_spec(function, args=args, convention=field(body, "convention", str, required=False),
+                               outputs=outputs, name=field(body, "name", str, required=False))
+    except StandaloneError as exc:
+        raise ValidationError(exc.message, exc.field, code=exc.code) from None
 
 
 @bp.post("/check/code")
 def check_code():
     body = json_body()
-    check_unknown(body, {"function", "source", "convention", "outputs", "lang"})
+    check_unknown(body, {"function", "source", "convention", "outputs", "lang", "args", "name"})
     lang = request_lang(body)
     kind = get_kind("code")
     spec = code_spec(body)
@@ -84,8 +70,8 @@ def check_code():
     try:
         verdict = grading_backends.grade(source, spec, {})
     except (RuntimeError, ValueError, TypeError, IndexError) as exc:
-        # The engine could not compute the generated cases for this function (its tensors are not the
-        # (B, T) batches the case generator draws): the function cannot be checked stand-alone.
+        # The engine could not compute a generated case (the spec was probed, so this is not expected):
+        # refused rather than graded on a partial case set.
         raise ValidationError(f"{spec['function']} cannot be checked stand-alone ({type(exc).__name__})",
                               "function", code="unsupported_function") from None
     out = _verdict_body(verdict, lang)
@@ -93,6 +79,7 @@ def check_code():
     out["name"] = learner_name(spec)
     out["args"] = spec["args"]
     out["outputs"] = spec["outputs"]
+    out["fixed"] = {**spec["fixed"], **spec["scalars"]}   # the hyperparameters held for every case
     return ok(out)
 
 

@@ -79,7 +79,9 @@ def test_syntax_error_is_an_error_verdict_with_its_line(client):
 def test_convention_and_outputs_choose_what_is_graded(client):
     # verl's GAE bootstraps across mask holes; graded under TRL's convention it fails on the first case
     # whose mask has a hole (the random masks have some) and is recognised as the other convention
+    # (inputs detached: the engine's advantages are, as upstream computes them under no_grad)
     verl_gae = ("import torch\n\n\ndef gae(rewards, values, mask):\n"
+                "    rewards, values = rewards.detach(), values.detach()\n"
                 "    B, T = rewards.shape\n    adv = torch.zeros_like(rewards)\n"
                 "    nxt_v = torch.zeros(B, dtype=rewards.dtype)\n    nxt_a = torch.zeros(B, dtype=rewards.dtype)\n"
                 "    for t in reversed(range(T)):\n        m = mask[:, t]\n"
@@ -110,8 +112,15 @@ def test_request_errors_name_the_field(client):
     _error(client.post(url, json={"function": "kl.k3", "source": 3}), 422, "source")
     _error(client.post(url, json={"function": "kl.k3", "source": "x\x00"}), 422, "source")
     _error(client.post(url, json={"function": "kl.k3", "source": GOOD, "extra": 1}), 422, "extra")
-    # a function whose required scalar the stand-alone check cannot choose
-    _error(client.post(url, json={"function": "divergence.alpha", "source": GOOD}), 422, "function")
+    # hyperparameters are checked like the engine's own arguments, the error naming the one at fault
+    _error(client.post(url, json={"function": "dpo.loss", "source": GOOD, "args": {"beta": "x"}}), 422, "args.beta")
+    _error(client.post(url, json={"function": "dpo.loss", "source": GOOD, "args": {"loss_type": "nope"}}), 422,
+           "args.loss_type")
+    _error(client.post(url, json={"function": "kl.k3", "source": GOOD, "args": {"nope": 1}}), 422, "args.nope")
+    _error(client.post(url, json={"function": "kl.k3", "source": GOOD, "args": {"log_prob": [1.0]}}), 422,
+           "args.log_prob")
+    _error(client.post(url, json={"function": "kl.k3", "source": GOOD, "args": []}), 422, "args")
+    _error(client.post(url, json={"function": "kl.k3", "source": GOOD, "name": "not an identifier"}), 422, "name")
 
 
 def test_source_over_the_limit_is_413(client):

@@ -22,12 +22,10 @@ import torch
 from ...reference import call as engine_call
 from ...i18n import msg
 from ...reference import describe
+from . import roles
+from .roles import GROUP_SIZE, LOG_PROB_NAMES, MASK_NAMES  # noqa: F401  (re-exported)
 
-LOG_PROB_NAMES = {"log_prob", "ref_log_prob", "old_log_prob", "policy_chosen_logps",
-                  "policy_rejected_logps", "ref_chosen_logps", "ref_rejected_logps"}
-MASK_NAMES = {"mask", "response_mask"}
 SCORE_NAMES = {"scores"}
-GROUP_SIZE = 3
 # In a mistake's overrides, "@ones_like:NAME" is an all-ones tensor shaped like input NAME (a plain mean
 # for a masked one) and "@NAME" is input NAME itself (arguments swapped).
 ONES_LIKE = "@ones_like:"
@@ -49,34 +47,22 @@ class Case:
     dtype: str = "float64"
     grad: bool = False
     engine_fixed: dict[str, Any] = field(default_factory=dict)
+    #: Passed to the learner's function only where its signature names them (fixed hyperparameters of a
+    #: stand-alone check); the engine receives them through ``engine_fixed`` or its defaults.
+    optional: dict[str, Any] = field(default_factory=dict)
 
     def learner_kwargs(self) -> dict[str, Any]:
         return {**self.tensors, **self.scalars}
 
 
-def _shape_of(param: Mapping[str, Any], b: int, t: int) -> tuple[int, ...]:
-    shape = str(param.get("shape", ""))
-    if shape.startswith("(B, T)") or shape in ("same as values", "(...)"):
-        return (b, t)
-    if shape.startswith("(B,)"):
-        return (b,)
-    return (b, t)
+@dataclass
+class Reference:
+    """The engine's answer for one case: outputs (on the CPU), gradients, and which outputs are in the
+    autograd graph (False: the engine detaches that output, as upstream computes it under ``no_grad``)."""
 
-
-def _tensor_for(name: str, shape: tuple[int, ...], gen: torch.Generator) -> torch.Tensor:
-    if name in LOG_PROB_NAMES:
-        return -(torch.rand(shape, generator=gen, dtype=torch.float64) * 2.5 + 0.05)
-    if name in MASK_NAMES:
-        m = (torch.rand(shape, generator=gen, dtype=torch.float64) > 0.25).to(torch.float64)
-        if m.dim() == 2:
-            m[:, 0] = 1.0   # a typical response mask starts counted
-        return m
-    if name == "index":
-        return torch.arange(shape[0], dtype=torch.int64) // GROUP_SIZE
-    if name in SCORE_NAMES:
-        return torch.randint(0, 2, shape, generator=gen).to(torch.float64) + \
-            torch.rand(shape, generator=gen, dtype=torch.float64) * 0.5
-    return torch.randn(shape, generator=gen, dtype=torch.float64)
+    outputs: dict[str, torch.Tensor]
+    grads: dict[str, torch.Tensor]
+    attached: dict[str, bool]
 
 
 def _round(t: torch.Tensor) -> torch.Tensor:
@@ -84,7 +70,13 @@ def _round(t: torch.Tensor) -> torch.Tensor:
 
 
 class CaseBuilder:
-    """Builds the cases of one exercise (``spec`` is the part's ``code`` block)."""
+    """Builds the cases of one exercise (``spec`` is the part's ``code`` block).
+
+    Besides an exercise's keys (``function``, ``args``, ``scalars``, ``fixed``, ``gradients``), a spec may
+    carry ``draw`` (names of scalar arguments drawn per case from their registry range and passed to the
+    learner) and ``optional`` (fixed hyperparameters passed to the learner's function where its signature
+    names them): the stand-alone check (:mod:`.standalone`) writes both.
+    """
 
     def __init__(self, spec: Mapping[str, Any]):
         self.function = spec["function"]
@@ -92,66 +84,112 @@ class CaseBuilder:
         self.scalars: dict[str, Any] = dict(spec.get("scalars") or {})
         self.fixed: dict[str, Any] = dict(spec.get("fixed") or {})
         self.gradients: list[str] = list(spec.get("gradients") or [])
+        self.draw: list[str] = list(spec.get("draw") or [])
+        self.optional: dict[str, Any] = dict(spec.get("optional") or {})
+        self.skip = frozenset(spec.get("skip") or ())     # edge cases the engine refuses for this function
         self.params = {p["name"]: p for p in describe(self.function)["params"]}
         self.tensor_args = [a for a in self.args if is_tensor_param(self.params[a])]
-        self.grouped = "index" in self.tensor_args
+        self.roles = {a: roles.role_of(self.params[a]) for a in self.tensor_args}
+        self.grouped = any(r == "group_ids" for r in self.roles.values())
+        self._scalar_index = 0
+
+    def _with_role(self, role: str) -> list[str]:
+        return [a for a in self.tensor_args if self.roles[a] == role]
 
     # -------------------------------------------------------------------------------- generation
 
     def _batch(self, b: int, gen: torch.Generator, t: int = 5) -> dict[str, torch.Tensor]:
         if self.grouped:
             b = max(GROUP_SIZE, b - b % GROUP_SIZE)
-        return {a: _tensor_for(a, _shape_of(self.params[a], b, t), gen) for a in self.tensor_args}
+        out: dict[str, torch.Tensor] = {}
+        shapes: dict[str, tuple[int, ...]] = {}
+        previous: str | None = None
+        for a in self.tensor_args:
+            symbols = roles.shape_symbols(self.params[a], shapes, previous)
+            shape = shapes[symbols] if isinstance(symbols, str) else \
+                tuple(roles.axis_size(s, b, t) for s in symbols)
+            out[a] = roles.draw_tensor(self.params[a], shape, gen)
+            shapes[a] = shape
+            previous = a
+        return out
+
+    def _drawn_scalars(self, visible: bool) -> dict[str, Any]:
+        """The exercise's fixed scalars plus this case's draw of each ``draw`` scalar (own generator: the
+        tensors of a case do not depend on whether scalars are drawn)."""
+        out = dict(self.scalars)
+        if self.draw:
+            index = self._scalar_index
+            self._scalar_index += 1
+            gen = torch.Generator().manual_seed(5000 + 17 * index + (1 if visible else 0))
+            for name in self.draw:
+                value = roles.draw_scalar(self.params[name], gen, index)
+                out[name] = round(value, 2) if visible and isinstance(value, float) else value
+        return out
 
     def _case(self, cid: str, label: dict[str, str], tensors: dict[str, torch.Tensor], *,
-              dtype: str = "float64", grad: bool = False) -> Case:
-        return Case(cid, label, tensors, dict(self.scalars), dtype, grad,
-                    dict(self.fixed))
+              dtype: str = "float64", grad: bool = False, visible: bool = False) -> Case:
+        return Case(cid, label, tensors, self._drawn_scalars(visible), dtype, grad,
+                    dict(self.fixed), dict(self.optional))
 
     def visible(self) -> list[Case]:
         gen = torch.Generator().manual_seed(7)
+        self._scalar_index = 0
         cases = []
         for i in range(2):
-            tensors = {k: _round(v) for k, v in self._batch(3 if self.grouped else 2, gen, t=4).items()}
-            cases.append(self._case(f"visible-{i + 1}", msg("a small example"), tensors))
-        return cases
+            tensors = {k: _round(v) if self.roles[k] not in ("probs", "log_probs") else v
+                       for k, v in self._batch(3 if self.grouped else 2, gen, t=4).items()}
+            cases.append(self._case(f"visible-{i + 1}", msg("a small example"), tensors, visible=True))
+        return [c for c in cases if c.id not in self.skip]
 
     def hidden(self, seed: int = 0) -> list[Case]:
         gen = torch.Generator().manual_seed(1000 + int(seed))
+        self._scalar_index = 0
         out: list[Case] = []
         for i in range(3):
             out.append(self._case(f"random-{i + 1}", msg("random inputs"),
                                   self._batch(6 + 3 * i, gen, t=4 + 3 * i)))
         one = self._batch(1, gen, t=6)
         out.append(self._case("batch-of-one", msg("a batch with a single row"), one))
-        if any(a in MASK_NAMES for a in self.tensor_args):
+        masks = self._with_role("mask")
+        if masks:
             holes = self._batch(6, gen, t=7)
-            for a in self.tensor_args:
-                if a in MASK_NAMES and holes[a].dim() == 2:
-                    holes[a][0] = torch.tensor([1, 0, 1, 0, 0, 1, 0], dtype=torch.float64)
-                    holes[a][-1] = 0.0
+            for a in masks:
+                m = holes[a]
+                if m.dim() == 2 and m.shape[1] == 7:
+                    m[0] = torch.tensor([1, 0, 1, 0, 0, 1, 0], dtype=torch.float64)
+                    m[-1] = 0.0
             out.append(self._case("mask-holes", msg("a mask with holes and an all-zero row"), holes))
         if self.grouped:
             singles = self._batch(6, gen)
-            singles["index"] = torch.tensor([0, 0, 0, 1, 2, 2], dtype=torch.int64)
+            for a in self._with_role("group_ids"):
+                singles[a] = torch.tensor([0, 0, 0, 1, 2, 2], dtype=torch.int64)
             out.append(self._case("group-of-one", msg("a group with a single member"), singles))
             same = self._batch(6, gen)
-            for a in self.tensor_args:
-                if a in SCORE_NAMES:
-                    same[a][:GROUP_SIZE] = 1.0
+            for a in self._with_role("scores"):
+                same[a][:GROUP_SIZE] = 1.0
             out.append(self._case("identical-rewards", msg("a group whose rewards are all equal"), same))
-        logp = [a for a in self.tensor_args if a in LOG_PROB_NAMES]
-        if len(logp) >= 2:
+        logp = [a for a in self._with_role("logprob")]
+        pair = next(((x, y) for i, x in enumerate(logp) for y in logp[i + 1:]), None)
+        if pair is not None:
             ext = self._batch(4, gen)
-            ext[logp[0]] = ext[logp[1]] + torch.tensor([12.0, -12.0, 0.0, 3.0], dtype=torch.float64).reshape(
-                (-1,) + (1,) * (ext[logp[1]].dim() - 1)).expand_as(ext[logp[1]])
-            out.append(self._case("extreme-log-ratio", msg("log-ratios as large as ±12"), ext))
+            first, second = pair
+            if ext[first].shape == ext[second].shape and ext[first].dim() >= 1 and ext[first].shape[0] == 4:
+                ext[first] = ext[second] + torch.tensor([12.0, -12.0, 0.0, 3.0], dtype=torch.float64).reshape(
+                    (-1,) + (1,) * (ext[second].dim() - 1)).expand_as(ext[second])
+                out.append(self._case("extreme-log-ratio", msg("log-ratios as large as ±12"), ext))
+        probs = self._with_role("probs")
+        if probs:
+            zero = self._batch(4, gen)
+            p = zero[probs[0]]
+            p[..., 0] = 0.0          # a token the distribution never produces: 0·log 0 counts as 0
+            zero[probs[0]] = p / p.sum(-1, keepdim=True)
+            out.append(self._case("zero-probability", msg("a probability vector with a zero entry"), zero))
         f32 = self._batch(6, gen)
         out.append(self._case("float32", msg("float32 inputs"), f32, dtype="float32"))
         if self.gradients:
             out.append(self._case("gradient", msg("gradients of the output"),
                                   self._batch(6, gen), grad=True))
-        return out
+        return [c for c in out if c.id not in self.skip]
 
     # ---------------------------------------------------------------------------------- engine
 
@@ -165,6 +203,17 @@ class CaseBuilder:
         """The engine's outputs for a case and, for a gradient case, its gradients w.r.t. ``gradients``.
 
         ``overrides`` replace engine arguments (another convention, or a known mistake).
+        """
+        ref = self.reference_full(case, outputs, overrides)
+        return ref.outputs, ref.grads
+
+    def reference_full(self, case: Case, outputs: list[str], overrides: Mapping[str, Any] | None = None
+                       ) -> Reference:
+        """:meth:`reference` plus which outputs the engine keeps in the autograd graph.
+
+        The engine may run on CUDA (``QUIZ_DEVICE``): the inputs are built on the CPU, moved by the
+        engine, and every output and gradient is brought back to the CPU, where the learner's numbers are
+        compared.
         """
         tensors = {k: v.clone() for k, v in self.typed(case).items()}
         if case.grad:
@@ -181,13 +230,15 @@ class CaseBuilder:
             kwargs[k] = v
         result = engine_call(self.function, **kwargs)
         outs = {n: result[n] for n in outputs}
+        attached = {n: bool(case.grad and outs[n].requires_grad) for n in outputs}
         grads: dict[str, torch.Tensor] = {}
-        if case.grad:
-            total = sum((outs[n].to(torch.float64) * cotangent(outs[n])).sum() for n in outputs)
+        live = [n for n in outputs if attached[n]]
+        if case.grad and live:
+            total = sum((outs[n].to(torch.float64) * cotangent(outs[n]).to(outs[n].device)).sum() for n in live)
             got = torch.autograd.grad(total, [tensors[g] for g in self.gradients], allow_unused=True)
-            grads = {g: (torch.zeros_like(tensors[g]) if d is None else d.detach())
+            grads = {g: (torch.zeros_like(tensors[g]) if d is None else d.detach().cpu())
                      for g, d in zip(self.gradients, got)}
-        return {n: v.detach() for n, v in outs.items()}, grads
+        return Reference({n: v.detach().cpu() for n, v in outs.items()}, grads, attached)
 
 
 def cotangent(out: torch.Tensor) -> torch.Tensor:

@@ -36,23 +36,26 @@ from .starter import given_starter, is_fix_the_bug, starter_source
 # seconds, and a server worker must answer its first request without it (most questions never run code).
 torch: Any = None
 describe = engine_names = MASK_NAMES = Case = CaseBuilder = cotangent = is_tensor_param = tensor_json = None  # type: ignore[assignment]
+roles: Any = None
 _loaded = False
 
 
 def _load() -> None:
     """Bind the torch-backed names of this module (idempotent; the import system serialises imports)."""
     global torch, describe, engine_names, MASK_NAMES, Case, CaseBuilder, cotangent, is_tensor_param, tensor_json
-    global _loaded
+    global roles, _loaded
     if _loaded:
         return
     import torch as _torch  # local: torch takes seconds to import; a worker starts without it
 
     from ...reference import describe as _describe, names as _names  # local: the engine imports torch
     from . import cases  # local: the case builder imports torch and the engine
+    from . import roles as _roles  # local: the role generators import torch
 
     torch, describe, engine_names = _torch, _describe, _names
     MASK_NAMES, Case, CaseBuilder = cases.MASK_NAMES, cases.Case, cases.CaseBuilder
     cotangent, is_tensor_param, tensor_json = cases.cotangent, cases.is_tensor_param, cases.tensor_json
+    roles = _roles
     _loaded = True
 
 RTOL, ATOL = 1e-6, 1e-8
@@ -95,14 +98,22 @@ def validate_code_spec(spec: Mapping[str, Any]) -> None:
     if not tensor_args:
         raise SpecError("args: at least one tensor input is needed")
     for a in args:
-        if not is_tensor_param(params[a]) and a not in (spec.get("scalars") or {}):
+        if not is_tensor_param(params[a]) and a not in (spec.get("scalars") or {}) \
+                and a not in (spec.get("draw") or []):
             raise SpecError(f"args: {a!r} is a scalar; give its value in scalars")
     outs = spec.get("outputs")
     if not (isinstance(outs, list) and outs and all(o in outputs for o in outs)):
         raise SpecError(f"outputs: a non-empty list among {', '.join(outputs)}")
     for g in spec.get("gradients") or []:
-        if g not in tensor_args or g in MASK_NAMES or g == "index":
+        if g not in tensor_args or g in MASK_NAMES or params[g]["kind"] != "tensor" \
+                or roles.role_of(params[g]) in ("mask", "group_ids"):
             raise SpecError(f"gradients: {g!r} must be a floating tensor input")
+    for d in spec.get("draw") or []:
+        if d not in args or is_tensor_param(params[d]):
+            raise SpecError(f"draw: {d!r} must be a scalar the learner's function receives (in args)")
+    optional = spec.get("optional") or {}
+    if not isinstance(optional, Mapping) or not all(k in params for k in optional):
+        raise SpecError(f"optional: a mapping of parameters of {fn}")
     if not isinstance(spec.get("solution"), str):
         raise SpecError("solution: the reference solution's source is required")
     c.require_message(spec.get("summary"), "summary")
@@ -140,16 +151,21 @@ def _validate_starter(spec: Mapping[str, Any]) -> None:
 # ------------------------------------------------------------------------------------ running
 
 
-def _payload_case(builder: CaseBuilder, case: Case, outputs: list[str], ref_outs) -> dict[str, Any]:
+def _payload_case(builder: CaseBuilder, case: Case, outputs: list[str], ref) -> dict[str, Any]:
     typed = builder.typed(case)
     kwargs: dict[str, Any] = {}
     for k, v in typed.items():
         kwargs[k] = tensor_json(v, requires_grad=case.grad and k in builder.gradients)
     kwargs.update(case.scalars)
     item: dict[str, Any] = {"id": case.id, "kwargs": kwargs, "outputs": outputs}
+    if case.optional:
+        item["optional_kwargs"] = dict(case.optional)
     if case.grad:
         item["grad_wrt"] = list(builder.gradients)
-        item["cotangents"] = {n: tensor_json(cotangent(ref_outs[n]))["tensor"] for n in outputs}
+        # Only the outputs the engine keeps in the graph are differentiated; of the others (detached
+        # upstream) the child reports whether the learner's output still carries a gradient.
+        item["cotangents"] = {n: tensor_json(cotangent(ref.outputs[n]))["tensor"] for n in outputs
+                              if ref.attached[n]}
     return item
 
 
@@ -274,7 +290,8 @@ class CodeChecker(Kind):
 
 
 def _code_block(spec: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("function", "name", "args", "scalars", "fixed", "outputs", "gradients", "mistakes")
+    keys = ("function", "name", "args", "scalars", "fixed", "outputs", "gradients", "mistakes", "draw", "optional",
+            "skip")
     return {k: spec[k] for k in keys if k in spec}
 
 
@@ -290,8 +307,8 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
     builder = CaseBuilder(spec)
     outputs = list(spec["outputs"])
     cases = builder.visible() if which == "visible" else builder.hidden()
-    refs = [builder.reference(case, outputs) for case in cases]
-    payload = [_payload_case(builder, case, outputs, ref[0]) for case, ref in zip(cases, refs)]
+    refs = [builder.reference_full(case, outputs) for case in cases]
+    payload = [_payload_case(builder, case, outputs, ref) for case, ref in zip(cases, refs)]
     try:
         outcome = coderun.run(source, learner_name(spec), payload)
     except coderun.SandboxUnavailable as exc:
@@ -300,7 +317,7 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
     if outcome.fatal is not None:
         return _fatal(outcome.fatal, spec)
     rows = []
-    for case, (ref_outs, ref_grads) in zip(cases, refs):
+    for case, ref in zip(cases, refs):
         reply = outcome.cases.get(case.id)
         if reply is None:
             if outcome.timed_out:
@@ -313,7 +330,7 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
                 rows)
         if "error" in reply:
             return _case_error(reply, case, rows)
-        row = _judge_case(builder, case, reply, ref_outs, ref_grads, outputs)
+        row = _judge_case(builder, case, reply, ref, outputs)
         rows.append(row)
         if not row["ok"]:
             verdict_text = _diagnose(builder, case, reply, outputs, row, spec)
@@ -323,16 +340,22 @@ def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
                    None, {"cases": rows, "output": outcome.output[:1000]})
 
 
-def _judge_case(builder: CaseBuilder, case: Case, reply: dict, ref_outs, ref_grads, outputs) -> dict[str, Any]:
+def _judge_case(builder: CaseBuilder, case: Case, reply: dict, reference, outputs) -> dict[str, Any]:
     rtol, atol = (RTOL_F32, ATOL_F32) if case.dtype == "float32" else (RTOL, ATOL)
     row: dict[str, Any] = {"id": case.id, "label": case.label, "ok": True, "outputs": {}, "grads": {}}
     for name in outputs:
         got = _tensor_from((reply.get("outputs") or {}).get(name))
-        cmp = _compare(ref_outs[name], got, rtol, atol)
+        cmp = _compare(reference.outputs[name], got, rtol, atol)
         row["outputs"][name] = cmp
         row["ok"] &= cmp["ok"]
     if case.grad:
-        for name, ref in ref_grads.items():
+        attached = reply.get("attached") if isinstance(reply.get("attached"), dict) else {}
+        # The engine's output is detached (upstream computes it under no_grad): the learner's must be too.
+        leaking = [n for n in outputs if not reference.attached[n] and attached.get(n) is True]
+        if leaking:
+            row["not_detached"] = leaking
+            row["ok"] = False
+        for name, ref in reference.grads.items():
             raw = (reply.get("grads") or {}).get(name, "missing")
             got = torch.zeros_like(ref, dtype=torch.float64) if raw is None else _tensor_from(raw)
             cmp = _compare(ref, got, GRAD_RTOL, GRAD_ATOL)
@@ -358,8 +381,14 @@ def _matches(builder: CaseBuilder, case: Case, reply: dict, outputs: list[str], 
 
 def _diagnose(builder: CaseBuilder, case: Case, reply: dict, outputs: list[str], row: dict,
               spec: Mapping[str, Any]) -> tuple[dict[str, str], str]:
-    head = msg("Case “%(case)s” fails: %(where)s", case=case.label, where=_where(row))
     values_ok = all(cmp["ok"] for cmp in row["outputs"].values())
+    if values_ok and row.get("not_detached"):
+        names = ", ".join(row["not_detached"])
+        return msg("Case “%(case)s” fails: the values are right, but %(names)s still carries a gradient back "
+                   "to the inputs. The reference computes it without gradient (upstream: under "
+                   "torch.no_grad()); detach it, or a loss built on it would also train what it was "
+                   "computed from (for advantages: the critic).", case=case.label, names=names), "not_detached"
+    head = msg("Case “%(case)s” fails: %(where)s", case=case.label, where=_where(row))
     if values_ok and row["grads"]:
         return msg("%(head)s The values are right but the gradients are not: check where you detach "
                    "(a detached term, or one that should be detached and is not).", head=head), \
