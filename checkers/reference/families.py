@@ -16,6 +16,7 @@ FAMILY_MODULES = (
     "reward_model",  # reward_model.loss (engine v3)
     "overlong",      # reward.overlong_penalty (engine v3)
     "entropy_cov",   # entropy.covariance (engine v3)
+    "rollout_is",    # rollout.importance_weights (engine v3)
 )
 
 for _module in FAMILY_MODULES:
