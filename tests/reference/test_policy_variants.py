@@ -263,10 +263,10 @@ def test_verl_gspo_straight_through_gradient(seed):
     lp = _leaf(lp0)
     out = _ppo("gspo", old, lp, adv, mask)
     assert _f(out["pg_clipfrac"]) == 0.0
-    g = _grad(out["pg_loss"], lp).numpy()
+    g = _grad(out["pg_loss"], lp).cpu().numpy()
     m, a = np.array(mask), np.array(adv)
     n = m.sum(axis=1, keepdims=True)
-    s = out["seq_ratio"].detach().numpy()[:, None]
+    s = out["seq_ratio"].detach().cpu().numpy()[:, None]
     assert np.allclose(g, -a * s * m / (n + EPS8) / len(mask), rtol=1e-12, atol=1e-15)
     a_bar = (a * m).sum(axis=1, keepdims=True) / n
     fd = _fd(lambda x: _f(_ppo("gspo", old, x, adv, mask)["pg_loss"]), lp0)
@@ -314,7 +314,7 @@ def test_verl_sapo_matches_slow_loop_and_finite_differences(seed, taus):
     g = _grad(out["pg_loss"], lp)
     assert torch.allclose(g, _grad(loss, lp_s), rtol=1e-12, atol=1e-14)
     fd = _fd(lambda x: _f(_ppo("sapo", old, x, adv, mask, tau_pos=taus[0], tau_neg=taus[1])["pg_loss"]), lp0)
-    assert np.allclose(g.numpy(), fd, rtol=1e-6, atol=1e-9)
+    assert np.allclose(g.cpu().numpy(), fd, rtol=1e-6, atol=1e-9)
 
 
 def test_verl_sapo_on_policy_gate_by_hand():
@@ -338,7 +338,7 @@ def test_verl_cispo_matches_slow_loop_and_keeps_clipped_gradients(seed):
     # ∂L/∂lp = −clip(r)·A / N on every counted token, clipped or not (unlike PPO, which zeroes them)
     r = np.exp(np.clip(np.array(lp0) - np.array(old), -20, 20))
     expected = -np.clip(r, 0.8, 1.2) * np.array(adv) * np.array(mask) / np.array(mask).sum()
-    assert np.allclose(g.numpy(), expected, rtol=1e-12, atol=1e-15)
+    assert np.allclose(g.cpu().numpy(), expected, rtol=1e-12, atol=1e-15)
     assert clipfrac > 0  # the batch does exercise the clip
 
 
@@ -364,7 +364,7 @@ def test_verl_gpg_matches_slow_loop(mode):
     else:  # per row Σ then mean over rows with a counted token
         rows = [sum(-lp0[i][t] * adv[i][t] * mask[i][t] for t in range(4)) for i in range(3)]
         _close(out["pg_loss"], sum(rows) / 3)
-    g = _grad(out["pg_loss"], lp).numpy()
+    g = _grad(out["pg_loss"], lp).cpu().numpy()
     fd = _fd(lambda x: _f(_ppo("gpg", old, x, adv, mask, loss_agg_mode=mode)["pg_loss"]), lp0)
     assert np.allclose(g, fd, rtol=1e-6, atol=1e-9)
 
@@ -381,7 +381,7 @@ def test_verl_geo_mean_matches_slow_loop_and_finite_differences(seed):
     g = _grad(out["pg_loss"], lp)
     assert torch.allclose(g, _grad(loss, lp_s), rtol=1e-12, atol=1e-14)
     fd = _fd(lambda x: _f(_ppo("geo_mean", old, x, adv, mask)["pg_loss"]), lp0)
-    assert np.allclose(g.numpy(), fd, rtol=1e-6, atol=1e-9)
+    assert np.allclose(g.cpu().numpy(), fd, rtol=1e-6, atol=1e-9)
     # clip fractions: |δ| beyond the bound on its side, split by the advantage's sign
     d = np.array(lp0) - np.array(old)
     clipped = (d < -0.2) | (d > 0.2)
@@ -416,7 +416,7 @@ def test_openrlhf_gspo_matches_slow_loop_and_true_gradient(seed, dual):
     assert torch.allclose(g, _grad(loss, lp_s), rtol=1e-12, atol=1e-14)
     fd = _fd(lambda x: _f(_ppo("gspo", old, x, adv, mask, convention="openrlhf", clip_ratio_c=dual)["pg_loss"]),
              lp0)
-    assert np.allclose(g.numpy(), fd, rtol=1e-6, atol=1e-9)  # no straight-through: the true derivative
+    assert np.allclose(g.cpu().numpy(), fd, rtol=1e-6, atol=1e-9)  # no straight-through: the true derivative
     m = np.array(mask)
     _close(out["ppo_kl"], (-(np.array(lp0) - np.array(old)) * m).sum() / m.sum())
 
@@ -428,7 +428,7 @@ def test_openrlhf_and_verl_gspo_agree_on_value_not_on_gradient():
     v = _ppo("gspo", old, lv, adv, mask)
     o = _ppo("gspo", old, lo, adv, mask, convention="openrlhf", clip_ratio_c=None)
     _close(v["pg_loss"], o["pg_loss"], tol=1e-7)  # the 1e-8 in verl's row mean is the only difference
-    gv, go = _grad(v["pg_loss"], lv).numpy(), _grad(o["pg_loss"], lo).numpy()
+    gv, go = _grad(v["pg_loss"], lv).cpu().numpy(), _grad(o["pg_loss"], lo).cpu().numpy()
     m = np.array(mask)
     # per row the two gradients have the same total (the sequence-level derivative) but a different split
     assert np.allclose(gv.sum(axis=1), go.sum(axis=1), rtol=1e-6)
@@ -515,7 +515,7 @@ def test_trl_types_match_slow_loop(seed, loss_type, level, kw):
     if loss_type != "cispo":  # cispo detaches its weight, so its value's derivative is not its gradient
         fd = _fd(lambda x: _f(_grpo(loss_type, old, x, adv, mask, importance_sampling_level=level, **kw)["loss"]),
                  lp0)
-        assert np.allclose(g.numpy(), fd, rtol=1e-6, atol=1e-9)
+        assert np.allclose(g.cpu().numpy(), fd, rtol=1e-6, atol=1e-9)
 
 
 def test_trl_sapo_uses_float32_temperatures():
