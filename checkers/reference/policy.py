@@ -12,6 +12,8 @@ import math
 
 import torch
 
+from .cov_losses import (CLIP_COV_LB, CLIP_COV_RATIO, CLIP_COV_UB, COV_VARIANT_NAMES, KL_COV_RATIO, PPO_KL_COEF,
+                         CovArgs, check_cov_args, cov_variant)
 from .errors import ReferenceInputError
 from .masked import CONVENTIONS, LOSS_AGG_MODES, agg_loss_t, masked_mean_t
 from .policy_variants import (GRPO_LOSS_VARIANTS, PPO_VARIANT_NAMES, SAPO_TAU_NEG, SAPO_TAU_POS, GRPOVariantArgs,
@@ -76,6 +78,16 @@ _PPO_EXAMPLE = {"old_log_prob": [[-1.0, -0.5, -2.0], [-0.7, -1.2, -0.3]],
                 "advantages": [[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]], "mask": [[1, 1, 1], [1, 1, 0]]}
 
 
+# Four rows of five tokens with a spread of log-probs and advantages, so that the covariance ranking of
+# Clip-Cov / KL-Cov has candidates inside clip_cov's (1, 5) window; the last row is one token shorter.
+_COV_EXAMPLE = {"old_log_prob": [[-0.1, -2.5, -0.3, -4.0, -1.0], [-3.0, -0.2, -2.2, -0.4, -0.9],
+                                 [-0.5, -3.5, -1.5, -0.2, -2.8], [-2.0, -0.1, -3.2, -0.6, -1.0]],
+                "log_prob": [[-0.12, -2.45, -0.31, -3.9, -1.02], [-2.9, -0.22, -2.3, -0.41, -0.88],
+                             [-0.52, -3.4, -1.45, -0.21, -2.75], [-2.05, -0.12, -3.1, -0.62, -1.0]],
+                "advantages": [[2.0] * 5, [-1.5] * 5, [1.0] * 5, [-2.5] * 5],
+                "mask": [[1] * 5, [1] * 5, [1] * 5, [1, 1, 1, 1, 0]]}
+
+
 @register("ppo.policy_loss",
           params=[Param("old_log_prob", "tensor", shape=_BT), Param("log_prob", "tensor", shape=_BT),
                   Param("advantages", "tensor", shape=_BT), Param("mask", "tensor", shape=_BT),
@@ -87,10 +99,18 @@ _PPO_EXAMPLE = {"old_log_prob": [[-1.0, -0.5, -2.0], [-0.7, -1.2, -0.3]],
                   Param("clamp_log_ratio", "float", 20.0, doc="clamp log ρ to ±this before exp; None: no clamp"),
                   Param("ratio_threshold", "float", None, doc="TRL v0.11: zero the loss when mean ρ exceeds it"),
                   *GLOBAL_BATCH_PARAMS, _CONV,
-                  Param("loss_variant", "choice", "vanilla", choices=PPO_VARIANT_NAMES,
+                  Param("loss_variant", "choice", "vanilla", choices=PPO_VARIANT_NAMES + COV_VARIANT_NAMES,
                         doc="verl compute_policy_loss_<variant>; gspo also under convention openrlhf"),
                   Param("tau_pos", "float", SAPO_TAU_POS, doc="sapo: gate temperature where A > 0 (verl)"),
-                  Param("tau_neg", "float", SAPO_TAU_NEG, doc="sapo: gate temperature where A <= 0 (verl)")],
+                  Param("tau_neg", "float", SAPO_TAU_NEG, doc="sapo: gate temperature where A <= 0 (verl)"),
+                  Param("seed", "int", 0, doc="clip_cov: seeds the CPU generator of its torch.randperm draw"),
+                  Param("rollout_is_weights", "tensor", None, shape=_BT,
+                        doc="clip_cov/kl_cov: multiply the per-token loss after the selection"),
+                  Param("clip_cov_ratio", "float", CLIP_COV_RATIO, doc="clip_cov: share of tokens removed (> 0)"),
+                  Param("clip_cov_lb", "float", CLIP_COV_LB, doc="clip_cov: open lower bound of the covariance"),
+                  Param("clip_cov_ub", "float", CLIP_COV_UB, doc="clip_cov: open upper bound of the covariance"),
+                  Param("kl_cov_ratio", "float", KL_COV_RATIO, doc="kl_cov: share of tokens penalised, in (0, 1]"),
+                  Param("ppo_kl_coef", "float", PPO_KL_COEF, doc="kl_cov: weight of |log-ratio| on those tokens")],
           outputs=["pg_loss", "pg_clipfrac", "ppo_kl", "pg_clipfrac_lower", "per_token_loss", "approx_kl",
                    "per_seq_loss", "seq_ratio"],
           examples=[Example(_PPO_EXAMPLE, "vanilla (verl compute_policy_loss_vanilla)"),
@@ -101,14 +121,20 @@ _PPO_EXAMPLE = {"old_log_prob": [[-1.0, -0.5, -2.0], [-0.7, -1.2, -0.3]],
                     Example({**_PPO_EXAMPLE, "loss_variant": "geo_mean"},
                             "geometric-mean ratio (verl compute_policy_loss_geo_mean)"),
                     Example({**_PPO_EXAMPLE, "loss_variant": "gspo", "convention": "openrlhf"},
-                            "GSPO as OpenRLHF PolicyLoss (policy_loss_type gspo)")])
+                            "GSPO as OpenRLHF PolicyLoss (policy_loss_type gspo)"),
+                    Example({**_COV_EXAMPLE, "loss_variant": "clip_cov", "clip_cov_ratio": 0.2},
+                            "Clip-Cov (verl compute_policy_loss_clip_cov), seed 0"),
+                    Example({**_COV_EXAMPLE, "loss_variant": "kl_cov", "kl_cov_ratio": 0.2},
+                            "KL-Cov (verl compute_policy_loss_kl_cov)")])
 def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: torch.Tensor,
                     advantages: torch.Tensor, mask: torch.Tensor, clip_ratio: float, clip_ratio_low: float | None,
                     clip_ratio_high: float | None, clip_ratio_c: float | None, loss_agg_mode: str,
                     clamp_log_ratio: float | None, ratio_threshold: float | None, dp_size: int,
                     batch_num_tokens: float | None, global_batch_size: float | None,
                     loss_scale_factor: float | None, convention: str, loss_variant: str, tau_pos: float,
-                    tau_neg: float) -> dict[str, torch.Tensor]:
+                    tau_neg: float, seed: int, rollout_is_weights: torch.Tensor | None,
+                    clip_cov_ratio: float | None, clip_cov_lb: float | None, clip_cov_ub: float | None,
+                    kl_cov_ratio: float | None, ppo_kl_coef: float | None) -> dict[str, torch.Tensor]:
     """PPO clipped surrogate with dual clip, as verl ``compute_policy_loss_vanilla``.
 
     δ = clamp(log_prob − old_log_prob, ±clamp_log_ratio), ρ = e^δ, ε_lo/ε_hi default clip_ratio.
@@ -131,6 +157,15 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
     cispo (upstream ±20), gspo clamps log s from above at 10, geo_mean and openrlhf gspo do not clamp;
     ``clip_ratio_c`` is the dual clip of openrlhf gspo only; ``tau_pos``/``tau_neg`` are sapo's.
     ``ratio_threshold`` is vanilla only.
+
+    ``clip_cov`` and ``kl_cov`` (engine v3) run verl ``compute_policy_loss_clip_cov`` /
+    ``compute_policy_loss_kl_cov`` at b178a3cd (Cui et al. 2025, arXiv:2505.22617), formulas in
+    ``cov_losses``: no log-ratio clamp and no dual clip (``clamp_log_ratio`` and ``clip_ratio_c`` are
+    ignored), upstream's own defaults (``clip_cov_ratio`` 0.0002, window (1, 5), ``kl_cov_ratio`` 0.0002,
+    ``ppo_kl_coef`` 1.0; None means these), outputs pg_loss, ppo_kl, per_token_loss and, for clip_cov,
+    pg_clipfrac. clip_cov's random pick uses ``seed`` (a CPU generator: the same draw as upstream after
+    ``torch.manual_seed(seed)``). ``rollout_is_weights`` (B, T) multiplies their per-token loss after
+    the selection; it is accepted by these two variants only.
     """
     _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, advantages=advantages, mask=mask)
     _check_nonneg(clip_ratio, "clip_ratio")
@@ -144,6 +179,18 @@ def ppo_policy_loss(ctx: TensorContext, old_log_prob: torch.Tensor, log_prob: to
         require_positive(ratio_threshold, "ratio_threshold")
     eps_lo = clip_ratio if clip_ratio_low is None else clip_ratio_low
     eps_hi = clip_ratio if clip_ratio_high is None else clip_ratio_high
+    if loss_variant in COV_VARIANT_NAMES:
+        if ratio_threshold is not None:
+            raise ReferenceInputError("ratio_threshold", "applies to loss_variant 'vanilla' only")
+        impl_cov = cov_variant(loss_variant, convention)
+        cov_args = CovArgs(seed, rollout_is_weights, clip_cov_ratio, clip_cov_lb, clip_cov_ub, kl_cov_ratio,
+                           ppo_kl_coef)
+        check_cov_args(loss_variant, cov_args, log_prob.shape)
+        return impl_cov(PPOVariantArgs(old_log_prob, log_prob, advantages, mask, eps_lo, eps_hi, None,
+                                       loss_agg_mode, None, tau_pos, tau_neg, dp_size, batch_num_tokens,
+                                       global_batch_size, loss_scale_factor), cov_args)
+    if rollout_is_weights is not None:
+        raise ReferenceInputError("rollout_is_weights", "applies to loss_variant 'clip_cov' and 'kl_cov' only")
     if loss_variant != "vanilla":
         if ratio_threshold is not None:
             raise ReferenceInputError("ratio_threshold", "applies to loss_variant 'vanilla' only")

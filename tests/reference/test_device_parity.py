@@ -123,6 +123,23 @@ CALLS: list[tuple[str, dict]] = [
     ("overopt.gold_reward", {"kl": [0.5, 2.0], "alpha": 1.0, "beta": 0.2, "method": "rl"}),
     ("overopt.peak", {"alpha": 1.0, "beta": 0.2, "method": "bon"}),
     ("bon.kl", {"n": [1.0, 4.0, 16.0]}),
+    # engine v3
+    ("bon.pass_at_k", {"n": [10.0, 200.0, 5.0], "c": [3.0, 17.0, 0.0], "k": [5.0, 10.0, 1.0]}),
+    ("reward_model.loss", {"chosen_rewards": SCORES, "rejected_rewards": _rand(B, seed=31), "margin": 0.5,
+                           "center_rewards_coefficient": 0.01}),
+    ("reward.overlong_penalty", {"response_length": [100.0, 3700.0, 4096.0], "max_resp_len": 4096,
+                                 "overlong_buffer_len": 512}),
+    ("advantages.gae", {"rewards": REWARDS, "values": VALUES, "mask": MASK, "gamma": 0.99,
+                        "lam": torch.linspace(0.5, 0.99, B, dtype=torch.float64), "lam_critic": 1.0}),
+    *[("entropy.covariance", {"log_prob": LP, "advantages": ADV, "mask": MASK, "centring": c})
+      for c in ("clip_cov", "kl_cov")],
+    *[("rollout.importance_weights", {"old_log_prob": OLD, "rollout_log_prob": LP, "mask": MASK,
+                                      "rollout_is_level": level, "rollout_is_mode": "mask",
+                                      "rollout_is_threshold": 2.0, "rollout_is_veto_threshold": 0.01})
+      for level in ("token", "sequence", "geometric")],
+    *[("ppo.policy_loss", {"old_log_prob": OLD, "log_prob": OLD + 0.2 * ADV, "advantages": ADV, "mask": MASK,
+                           "loss_variant": variant, "clip_cov_ratio": 0.1, "clip_cov_lb": 0.2, "kl_cov_ratio": 0.1})
+      for variant in ("clip_cov", "kl_cov")],
 ]
 
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CALLS)]
