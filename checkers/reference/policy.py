@@ -395,7 +395,9 @@ def grpo_loss(ctx: TensorContext, log_prob: torch.Tensor, advantages: torch.Tens
     Loss types ``luspo``, ``cispo`` and ``sapo`` follow TRL HEAD (f2cd5771), formulas in
     ``policy_variants``: luspo = mean of L·|y_i| over all positions; cispo = −sg(min(w, ε_high))·A·lp
     summed / max(num_items_in_batch, 1), metric ``cispo_clip_ratio`` instead of the clip ratios; sapo =
-    −σ(τ(w − 1))·4/τ·A with τ = ``sapo_temperature_pos``/``_neg``, aggregated as grpo, no clip metrics.
+    −σ(τ(w − 1))·4/τ·A with τ = ``sapo_temperature_pos``/``_neg``, aggregated as grpo, no clip metrics;
+    τ is float32 as in TRL under torch's stock default dtype (1.05 → 1.0499999523), pinned so that the
+    result does not depend on the caller's ``torch.get_default_dtype()`` (``policy_variants.trl_sapo``).
     """
     _check_token_tensors(log_prob=log_prob, old_log_prob=old_log_prob, ref_log_prob=ref_log_prob, mask=mask)
     if advantages.dim() == 1:

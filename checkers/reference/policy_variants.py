@@ -315,11 +315,23 @@ def trl_cispo(a: GRPOVariantArgs) -> dict[str, torch.Tensor]:
 def trl_sapo(a: GRPOVariantArgs) -> dict[str, torch.Tensor]:
     """TRL ``loss_type="sapo"``: L = −σ(τ·(w − 1))·4/τ·A (+ β·k3), τ = τ_pos where A > 0 else τ_neg.
 
-    The temperatures come from ``torch.where`` on two Python floats, so they are float32 values (1.05
-    becomes 1.0499999523) even in a float64 computation, as upstream (verl's SAPO keeps the advantages'
-    dtype). loss = mean over rows of each row's masked token mean, as ``grpo``. No clip metrics.
+    Upstream (f2cd5771) forms the temperatures with ``torch.where(advantages > 0, pos, neg)`` on two
+    Python floats; such a tensor takes torch's *default* dtype, float32 in a stock process, so τ_neg =
+    1.05 becomes 1.0499999523 even when the batch is float64 (verl's SAPO casts τ to the advantages'
+    dtype instead). That makes TRL's value depend on global state: under
+    ``torch.set_default_dtype(torch.float64)`` its τ are float64 and each negative-advantage row's term
+    moves by about (4/τ²)·σ(τ(w − 1))·|A|·δτ, δτ = 1.05 − float32(1.05) ≈ 4.8e-8. On a group-normalised
+    float64 batch that is a few 1e-8 absolute and ≈1e-6 relative (the positive and negative rows nearly
+    cancel in the loss): the size of the difference reported between a float64 record of TRL's sapo
+    loss and the engine, whose ``torch.where`` likewise followed the calling process's default dtype.
+    The engine now pins float32 temperatures explicitly (TRL's value in a stock torch process),
+    whatever the caller's default dtype. The order is upstream's: (σ·4)/τ, not σ·(4/τ) as
+    verl. loss = mean over rows of each row's masked token mean, as ``grpo``. No clip metrics.
     """
-    temps = torch.where(a.adv > 0, a.tau_pos, a.tau_neg)
+    # float32, as torch.where(cond, float, float) gives upstream under torch's stock default dtype
+    pos = torch.tensor(a.tau_pos, dtype=torch.float32, device=a.adv.device)
+    neg = torch.tensor(a.tau_neg, dtype=torch.float32, device=a.adv.device)
+    temps = torch.where(a.adv > 0, pos, neg)
     soft = torch.sigmoid(temps * (a.coef_1 - 1)) * 4 / temps
     per_token = a.with_kl(-soft * a.adv)
     return a.kl_metric({"loss": _per_row_mean(per_token, a.mask)})
