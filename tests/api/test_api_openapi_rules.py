@@ -41,13 +41,17 @@ def test_only_the_rules_422_on_the_rules_field_breaks_it():
     assert not breaks_rule(rules, 422, envelope(None))
 
 
-def test_code_checks_list_only_functions_a_stand_alone_check_can_run(client):
+def test_code_checks_list_every_engine_function(client):
+    from checkers.reference import names
     document = client.get("/api/v1/openapi.json").get_json()
     functions = document["components"]["schemas"]["CodeCheckRequest"]["properties"]["function"]["enum"]
-    assert "kl.k3" in functions
-    # reward.kl_in_reward needs the scalar kl_coef, which a stand-alone check cannot choose: not listed,
-    # and the server refuses it.
-    assert "reward.kl_in_reward" not in functions
+    assert functions == names()
+    # reward.kl_in_reward needs the scalar kl_coef: the check draws it per case and passes it
     resp = client.post("/api/v1/check/code", json={"function": "reward.kl_in_reward", "source": "x = 1"})
-    assert resp.status_code == 422
-    assert resp.get_json()["error"]["code"] == "unsupported_function"
+    assert resp.status_code == 200 and resp.get_json()["note"] == "missing_function"
+    assert resp.get_json()["args"][-1] == "kl_coef"
+    # an args value the engine refuses is the 422 of a documented rule, naming args.<name>
+    op = document["paths"]["/api/v1/check/code"]["post"]
+    bad = client.post("/api/v1/check/code", json={"function": "dpo.loss", "source": "x = 1", "args": {"beta": -1}})
+    assert bad.status_code == 422 and bad.get_json()["error"]["field"] == "args.beta"
+    assert breaks_rule(op["x-422-rules"], 422, bad.get_json())

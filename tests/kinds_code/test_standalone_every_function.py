@@ -189,3 +189,26 @@ def test_name_chooses_the_function_the_source_defines(client):
     assert _check(client, "kl.k3", source)["note"] == "missing_function"
     body = _check(client, "kl.k3", source, name="my_k3")
     assert body["status"] == "correct" and body["name"] == "my_k3"
+
+
+TIS = """import torch
+
+
+def importance_weights(old_log_prob, rollout_log_prob, mask, rollout_is_threshold):
+    with torch.no_grad():
+        w = torch.exp(torch.clamp(old_log_prob - rollout_log_prob, -20, 20))
+        return torch.clamp(w, max=rollout_is_threshold) * mask
+"""
+
+
+def test_the_default_output_is_the_first_the_engine_returns_with_these_args(client):
+    # without a threshold the rollout weights are disabled: the response mask is what is graded
+    plain = _check(client, "rollout.importance_weights", IMPLEMENTATIONS["rollout.importance_weights"])
+    assert plain["status"] == "correct" and plain["outputs"] == ["modified_response_mask"]
+    body = _check(client, "rollout.importance_weights", TIS, args={"rollout_is_threshold": 2.0})
+    assert body["status"] == "correct" and body["outputs"] == ["rollout_is_weights"], body["feedback"]
+    assert _check(client, "rollout.importance_weights", TIS, args={"rollout_is_threshold": 2.0,
+                                                                   "rollout_is_mode": "mask"})["status"] == "incorrect"
+    resp = client.post("/api/v1/check/code", json={"function": "rollout.importance_weights", "source": TIS,
+                                                   "outputs": ["rollout_is_weights"]})
+    assert resp.status_code == 422 and resp.get_json()["error"]["field"] == "outputs[0]"

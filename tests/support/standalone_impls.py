@@ -405,6 +405,11 @@ def overlong_penalty(response_length, max_resp_len, overlong_buffer_len):
 def loss(chosen_rewards, rejected_rewards):
     return -F.logsigmoid(chosen_rewards - rejected_rewards).mean()
 '''),
+    "rollout.importance_weights": _src('''
+def importance_weights(old_log_prob, rollout_log_prob, mask):
+    # no threshold (the default): nothing is rejected, the response mask comes back unchanged
+    return mask.clone()
+'''),
     "simpo.loss": _src('''
 def loss(chosen_avg_logps, rejected_avg_logps):
     return -F.logsigmoid(2.0 * (chosen_avg_logps - rejected_avg_logps) - 0.5)

@@ -215,6 +215,25 @@ class CaseBuilder:
         engine, and every output and gradient is brought back to the CPU, where the learner's numbers are
         compared.
         """
+        tensors, kwargs = self._engine_kwargs(case, overrides)
+        result = engine_call(self.function, **kwargs)
+        outs = {n: result[n] for n in outputs}
+        attached = {n: bool(case.grad and outs[n].requires_grad) for n in outputs}
+        grads: dict[str, torch.Tensor] = {}
+        live = [n for n in outputs if attached[n]]
+        if case.grad and live:
+            total = sum((outs[n].to(torch.float64) * cotangent(outs[n]).to(outs[n].device)).sum() for n in live)
+            got = torch.autograd.grad(total, [tensors[g] for g in self.gradients], allow_unused=True)
+            grads = {g: (torch.zeros_like(tensors[g]) if d is None else d.detach().cpu())
+                     for g, d in zip(self.gradients, got)}
+        return Reference({n: v.detach().cpu() for n, v in outs.items()}, grads, attached)
+
+    def returned(self, case: Case) -> list[str]:
+        """The outputs the engine returns for this case (some depend on the arguments)."""
+        return list(engine_call(self.function, **self._engine_kwargs(case, None)[1]))
+
+    def _engine_kwargs(self, case: Case, overrides: Mapping[str, Any] | None
+                       ) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
         tensors = {k: v.clone() for k, v in self.typed(case).items()}
         if case.grad:
             for name in self.gradients:
@@ -228,17 +247,7 @@ class CaseBuilder:
             elif isinstance(v, str) and v.startswith("@") and v[1:] in tensors:   # inputs swapped
                 v = tensors[v[1:]]
             kwargs[k] = v
-        result = engine_call(self.function, **kwargs)
-        outs = {n: result[n] for n in outputs}
-        attached = {n: bool(case.grad and outs[n].requires_grad) for n in outputs}
-        grads: dict[str, torch.Tensor] = {}
-        live = [n for n in outputs if attached[n]]
-        if case.grad and live:
-            total = sum((outs[n].to(torch.float64) * cotangent(outs[n]).to(outs[n].device)).sum() for n in live)
-            got = torch.autograd.grad(total, [tensors[g] for g in self.gradients], allow_unused=True)
-            grads = {g: (torch.zeros_like(tensors[g]) if d is None else d.detach().cpu())
-                     for g, d in zip(self.gradients, got)}
-        return Reference({n: v.detach().cpu() for n, v in outs.items()}, grads, attached)
+        return tensors, kwargs
 
 
 def cotangent(out: torch.Tensor) -> torch.Tensor:

@@ -108,6 +108,7 @@ def _build(function: str, args: dict[str, Any], convention: str | None, outputs:
             raise StandaloneError("convention", "differs from args.convention")
         fixed["convention"] = convention
     outs = _outputs(info, outputs)
+    named_outputs = outputs is not None
     if name is not None and not IDENTIFIER.match(name):
         raise StandaloneError("name", "must be a Python identifier (the function your source defines)")
 
@@ -141,7 +142,7 @@ def _build(function: str, args: dict[str, Any], convention: str | None, outputs:
     for _ in range(MAX_PROBES):
         spec["args"] = tensors + [n for n in params if n in scalars or n in draw]
         spec["gradients"] = [n for n in tensors if roles.differentiable(params[n])]
-        missing = _probe(spec, params, fixed)
+        missing = _probe(spec, params, fixed, named_outputs)
         if missing is None:
             return spec
         tensors.append(missing)
@@ -162,14 +163,31 @@ def _outputs(info: Mapping[str, Any], outputs: list[str] | None) -> list[str]:
     return list(outputs)
 
 
-def _probe(spec: dict[str, Any], params: Mapping[str, Mapping[str, Any]], fixed: Mapping[str, Any]) -> str | None:
+def _probe(spec: dict[str, Any], params: Mapping[str, Mapping[str, Any]], fixed: Mapping[str, Any],
+           named_outputs: bool) -> str | None:
     """Run the engine on every case of ``spec``. Returns None when the random cases run (edge cases the
     engine refuses are recorded in ``spec["skip"]``, a gradient case that cannot be differentiated drops
-    the gradients), or the optional tensor to add; raises when no input set can work."""
+    the gradients), or the optional tensor to add; raises when no input set can work. The default graded
+    output is the first declared output the engine returns with these arguments."""
     builder = CaseBuilder(spec)
     skip: list[str] = []
     function = spec["function"]
-    for case in builder.hidden() + builder.visible():
+    cases = builder.hidden() + builder.visible()
+    try:
+        returned = builder.returned(cases[0])
+    except ReferenceInputError as exc:
+        return _remedy(function, exc, spec, params, fixed)
+    except (RuntimeError, ValueError, TypeError, IndexError) as exc:
+        raise StandaloneError("function", f"{function} cannot be checked stand-alone "
+                                          f"({type(exc).__name__}: {exc})", "unsupported_function") from None
+    absent = [o for o in spec["outputs"] if o not in returned]
+    if absent and named_outputs:
+        i = spec["outputs"].index(absent[0])
+        raise StandaloneError(f"outputs[{i}]", f"{function} does not return {absent[0]} with these args "
+                                               f"(it returns {', '.join(returned)})")
+    if absent:
+        spec["outputs"] = [next(o for o in describe(function)["outputs"] if o in returned)]
+    for case in cases:
         try:
             ref = builder.reference_full(case, spec["outputs"])
         except ReferenceInputError as exc:
