@@ -104,7 +104,7 @@ _COV_EXAMPLE = {"old_log_prob": [[-0.1, -2.5, -0.3, -4.0, -1.0], [-3.0, -0.2, -2
                   Param("tau_pos", "float", SAPO_TAU_POS, doc="sapo: gate temperature where A > 0 (verl)"),
                   Param("tau_neg", "float", SAPO_TAU_NEG, doc="sapo: gate temperature where A <= 0 (verl)"),
                   Param("seed", "int", 0, doc="clip_cov: seeds the CPU generator of its torch.randperm draw"),
-                  Param("rollout_is_weights", "tensor", None, shape=_BT,
+                  Param("rollout_is_weights", "tensor", None, shape=_BT, role="ratio", grad=False,
                         doc="clip_cov/kl_cov: multiply the per-token loss after the selection"),
                   Param("clip_cov_ratio", "float", CLIP_COV_RATIO, doc="clip_cov: share of tokens removed (> 0)"),
                   Param("clip_cov_lb", "float", CLIP_COV_LB, doc="clip_cov: open lower bound of the covariance"),
