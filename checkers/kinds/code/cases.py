@@ -189,6 +189,14 @@ class CaseBuilder:
         if self.gradients:
             out.append(self._case("gradient", msg("gradients of the output"),
                                   self._batch(6, gen), grad=True))
+        scores = self._with_role("scores")
+        if self.grouped and scores:
+            # Last, so that the cases before it (and the diagnoses they give) stay as they were: pass/fail
+            # rewards tie inside a group, and a group may be all 0 or all 1.
+            ties = self._batch(9, gen)
+            for a in scores:
+                ties[a] = torch.tensor([1, 0, 1, 0, 0, 0, 1, 1, 1][:ties[a].shape[0]], dtype=torch.float64)
+            out.append(self._case("binary-rewards", msg("0/1 rewards, tied inside groups"), ties))
         return [c for c in out if c.id not in self.skip]
 
     # ---------------------------------------------------------------------------------- engine
