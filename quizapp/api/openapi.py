@@ -336,9 +336,11 @@ PATHS: dict[str, Any] = {
                 "ipo": {"summary": "the IPO loss at beta 0.1, hyperparameters fixed by args", "value": {
                     "function": "dpo.loss", "args": {"beta": 0.1, "loss_type": "ipo"}, "source": IPO_SOURCE}}}}}},
         "x-422-rules": _rules(
-            ("outputs", "invalid_field", "outputs are distinct outputs of the function (GET /api/v1/reference)"),
+            ("outputs", "invalid_field", "outputs are distinct outputs of the function (GET /api/v1/reference) "
+             "that it returns with these args"),
             ("convention", "unknown_convention", "one of the function's convention values, for a function "
              "that has a convention parameter"),
+            ("convention", "invalid_field", "the same as args.convention when both are given"),
             ("args", "invalid_field", "each key is a hyperparameter of the function (not a tensor input, "
              "dtype or device) with a value the engine accepts, alone and with the others"),
             ("args", "missing_field", "a required parameter that cannot be drawn (a string or a list) is "
