@@ -35,7 +35,6 @@ from .cases import CaseBuilder, is_tensor_param
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 COMMON = frozenset(p.name for p in COMMON_PARAMS)
-MAX_PROBES = 6
 
 
 class StandaloneError(ValueError):
@@ -139,7 +138,7 @@ def _build(function: str, args: dict[str, Any], convention: str | None, outputs:
                             "scalars": scalars, "draw": draw, "optional": optional}
     if name is not None:
         spec["name"] = name
-    for _ in range(MAX_PROBES):
+    for _ in range(sum(is_tensor_param(p) for p in params.values()) + 1):   # each probe adds one tensor
         spec["args"] = tensors + [n for n in params if n in scalars or n in draw]
         spec["gradients"] = [n for n in tensors if roles.differentiable(params[n])]
         missing = _probe(spec, params, fixed, named_outputs)
