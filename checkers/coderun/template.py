@@ -41,6 +41,9 @@ import operator  # noqa: F401
 import random  # noqa: F401
 import statistics  # noqa: F401
 import typing  # noqa: F401
+# The compiler normalises non-ASCII identifiers (NFKC: ``δ``, ``λ``) through unicodedata, an extension module
+# it loads on first use: loaded here, as the sealed child could not open its file.
+import unicodedata  # noqa: F401
 
 import numpy  # noqa: F401
 import torch
