@@ -39,6 +39,9 @@ def reward_overlong_penalty(ctx: TensorContext, response_length: torch.Tensor, m
     Errors: ``overlong_buffer_len`` ≤ 0, ``max_resp_len`` < ``overlong_buffer_len`` (upstream asserts it),
     a negative or non-finite length or a negative or non-finite factor.
     """
+    for value, name in ((max_resp_len, "max_resp_len"), (overlong_buffer_len, "overlong_buffer_len")):
+        if abs(value) > 2 ** 53:  # beyond exact float64 integers (and torch's int64 scalars)
+            raise ReferenceInputError(name, "is too large")
     if overlong_buffer_len <= 0:
         raise ReferenceInputError("overlong_buffer_len", "must be a positive number of tokens")
     if max_resp_len < overlong_buffer_len:

@@ -217,16 +217,16 @@ def _invoke(entry: RefFunction, kwargs: Mapping[str, Any]) -> dict[str, torch.Te
     for p in entry.params:
         if p.name in kwargs and kwargs[p.name] is not None:
             coerced[p.name] = coerce_argument(p, kwargs[p.name], ctx)
-        elif p.name in kwargs or not p.required:
+        elif not p.required:
             value = kwargs.get(p.name, None if p.default is REQUIRED else p.default)
             coerced[p.name] = None if value is None else coerce_argument(p, value, ctx)
-        else:
+        else:  # absent, or an explicit None (JSON null): a required argument has no "absent" value
             raise ReferenceInputError(p.name, f"missing required argument of {entry.name}")
     try:
         result = entry.impl(ctx=ctx, **coerced)
     except ReferenceInputError:
         raise
-    except (RuntimeError, IndexError, TypeError, ValueError) as exc:  # last line of defence: never leak torch errors
+    except (RuntimeError, IndexError, TypeError, ValueError, OverflowError) as exc:  # last line of defence: never leak torch errors
         raise ReferenceInputError(None, f"{entry.name} could not run on these inputs: {exc}") from None
     unknown = set(result) - set(entry.outputs)
     if unknown:  # a programming error, not a user error

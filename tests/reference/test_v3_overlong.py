@@ -65,6 +65,8 @@ def test_float32():
     ({"response_length": ["nan"]}, "response_length"),
     ({"overlong_penalty_factor": -1.0}, "overlong_penalty_factor"),
     ({"overlong_buffer_len": 2.5}, "overlong_buffer_len"),
+    ({"max_resp_len": 10 ** 30}, "max_resp_len"),
+    ({"response_length": None}, "response_length"),
 ])
 def test_input_errors(kw, argument):
     args = {"response_length": [10], "max_resp_len": 100, "overlong_buffer_len": 10, **kw}

@@ -104,3 +104,12 @@ def test_http_call_and_verify(client):
     assert client.post("/api/v1/verify/reward_model.loss", json={"args": args, "claimed": claimed}).get_json()["match"]
     bad = client.post("/api/v1/reference/reward_model.loss", json={**args, "margin": [1, 2, 3]})
     assert bad.status_code == 422 and bad.get_json()["error"]["field"] == "margin"
+    # a JSON null for a required argument is a missing argument (it used to reach the function: a 500)
+    null = client.post("/api/v1/reference/reward_model.loss", json={**args, "chosen_rewards": None})
+    assert null.status_code == 422 and null.get_json()["error"]["field"] == "chosen_rewards"
+
+
+def test_explicit_none_for_a_required_argument_is_missing():
+    with pytest.raises(ReferenceInputError) as err:
+        call(chosen_rewards=None, rejected_rewards=[1.0])
+    assert err.value.argument == "chosen_rewards" and "missing" in err.value.reason
