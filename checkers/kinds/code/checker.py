@@ -20,12 +20,13 @@ An ``error`` costs no attempt, like an unreadable answer.
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import json
 import math
 from typing import Any, Mapping
 
 from ... import coderun
+from ...memo import Memo, Uncacheable
 from ...i18n import empty, join
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
 from .. import _common as c
@@ -295,11 +296,26 @@ def _code_block(spec: Mapping[str, Any]) -> dict[str, Any]:
     return {k: spec[k] for k in keys if k in spec}
 
 
-@functools.lru_cache(maxsize=256)
+#: Verdicts that say something about the machine, not the code: a time-out or a resource limit hit under load,
+#: or no sandbox to be had. Such a verdict is ``undecided`` (it costs no try) and is never remembered, so the
+#: same source is run again once the machine is free.
+MACHINE_STATE_NOTES = frozenset({"timeout", "resource_limit", "sandbox_unavailable"})
+_VERDICTS = Memo(maxsize=256)
+
+
 def _grade_cached(source: str, spec_json: str, which: str) -> Verdict:
-    # A verdict is a pure function of the source and the exercise (the cases are fixed per exercise),
+    # A decided verdict is a pure function of the source and the exercise (the cases are fixed per exercise),
     # so a resubmission or the bank self-test over many seeds runs the sandbox once.
-    return _grade(source, json.loads(spec_json), which)
+    def compute() -> Verdict:
+        verdict = _grade(source, json.loads(spec_json), which)
+        if verdict.note in MACHINE_STATE_NOTES:
+            raise Uncacheable(dataclasses.replace(verdict, status="undecided"))
+        return verdict
+
+    return _VERDICTS.get((source, spec_json, which), compute)
+
+
+_grade_cached.cache_clear = _VERDICTS.clear  # type: ignore[attr-defined]
 
 
 def _grade(source: str, spec: Mapping[str, Any], which: str) -> Verdict:
