@@ -1,14 +1,16 @@
 """Test cases of a code exercise: inputs drawn per parameter role, expected outputs from the engine.
 
 A case is the learner function's keyword arguments (tensors and the exercise's scalars), plus the engine
-arguments that pin the convention. Tensor inputs are generated from the parameter's *role*, read off its
-name in the engine registry (a log-probability is negative, a mask is 0/1, an ``index`` groups rows), so
-one generator serves every engine function. The case set is a pure function of the part and a seed:
+arguments that pin the convention. Tensor inputs are generated from the parameter's *role*, declared in
+the engine registry or read off its name and shape (:mod:`.roles`: a log-probability is negative, a mask
+is 0/1, an ``index`` groups rows, a probability vector sums to 1), so one generator serves every engine
+function. The case set is a pure function of the part and a seed:
 
 * ``visible`` — two small readable cases shown by **Check**;
 * ``hidden`` — random cases plus the edge cases that break real implementations, each only where the
   function has the parameter it concerns: masks with holes and an all-zero row, batch of one, groups of
-  size one, identical rewards in a group, extreme log-ratios, float32 inputs.
+  size one, identical rewards in a group, extreme log-ratios, a probability of zero, float32 inputs, a
+  gradient case, and last 0/1 rewards tied inside groups.
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ its inputs, expected and received values, the largest errors, and a diagnosis wh
 another convention, one of the part's known mistakes (engine arguments overridden), a flipped sign, or
 values right but gradients wrong (a detach in the wrong place).
 
+Detachment, in a gradient case: where the engine's output is differentiable its gradients are compared;
+where the engine detaches it (every advantage estimator: upstream computes them under ``no_grad``), the
+learner's output must not carry a gradient back to the inputs either, else the case fails with note
+``not_detached``. The engine may run on CUDA (``QUIZ_DEVICE``): its outputs are brought to the CPU, where
+the learner's code ran, before anything is compared.
+
 Statuses: ``correct``; ``incorrect`` (a case differs); ``error`` (the code could not be judged: syntax
 error, missing function, wrong signature, exception, time-out, resource limit — each its own ``note``).
 An ``error`` costs no attempt, like an unreadable answer.
