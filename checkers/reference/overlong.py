@@ -18,9 +18,11 @@ from .tensors import TensorContext
 
 
 @register("reward.overlong_penalty",
-          params=[Param("response_length", "tensor", shape="(...)", role="lengths", range=(1, 24), doc="counted response tokens per sample"),
+          params=[Param("response_length", "tensor", shape="(...)", role="lengths", range=(1, 24),
+                        doc="counted response tokens per sample"),
                   Param("max_resp_len", "int", range=(16, 24), doc="L_max: the generation limit"),
-                  Param("overlong_buffer_len", "int", range=(4, 8), doc="L_cache: the penalty ramps up over the last this many"),
+                  Param("overlong_buffer_len", "int", range=(4, 8),
+                        doc="L_cache: the penalty ramps up over the last this many"),
                   Param("overlong_penalty_factor", "float", 1.0, doc="penalty at the limit")],
           outputs=["overlong_reward", "overlong"],
           examples=[{"response_length": [100, 3000, 3584, 3600, 4096], "max_resp_len": 4096,

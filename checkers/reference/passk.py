@@ -75,9 +75,12 @@ def pass_at_k_t(n: torch.Tensor, c: torch.Tensor, k: torch.Tensor) -> torch.Tens
 
 
 @register("bon.pass_at_k",
-          params=[Param("n", "tensor", shape="(...) broadcast", role="count", range=(10, 20), doc="samples drawn per problem"),
-                  Param("c", "tensor", shape="(...) broadcast", role="count", range=(0, 10), doc="correct samples among them"),
-                  Param("k", "tensor", shape="(...) broadcast", role="count", range=(1, 10), doc="draws counted by pass@k")],
+          params=[Param("n", "tensor", shape="(...) broadcast", role="count", range=(10, 20),
+                        doc="samples drawn per problem"),
+                  Param("c", "tensor", shape="(...) broadcast", role="count", range=(0, 10),
+                        doc="correct samples among them"),
+                  Param("k", "tensor", shape="(...) broadcast", role="count", range=(1, 10),
+                        doc="draws counted by pass@k")],
           outputs=["pass_at_k"],
           examples=[{"n": [10, 10, 10, 5], "c": [0, 1, 3, 3], "k": [1, 5, 5, 3]}])
 def bon_pass_at_k(ctx: TensorContext, n: torch.Tensor, c: torch.Tensor, k: torch.Tensor) -> dict[str, torch.Tensor]:

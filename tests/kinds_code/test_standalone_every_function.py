@@ -73,7 +73,7 @@ def test_every_registered_function_has_a_stand_alone_spec():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_an_independent_implementation_passes_and_its_negation_fails(client, name):
-    assert name in IMPLEMENTATIONS, f"write an independent implementation of {name} in tests/support/standalone_impls.py"
+    assert name in IMPLEMENTATIONS, f"write an independent implementation of {name} (tests/support/standalone_impls.py)"
     good = _check(client, name, IMPLEMENTATIONS[name])
     assert good["status"] == "correct", (name, good["note"], good["feedback"])
     assert good["function"] == name and good["name"] == name.rsplit(".", 1)[-1]
@@ -144,9 +144,9 @@ def test_a_leaking_gae_is_graded_not_detached_in_both_languages(client):
     assert [c["ok"] for c in body["details"]["cases"][:-1]] == [True] * (len(body["details"]["cases"]) - 1)
     zh = _check(client, "advantages.gae", LEAKING_GAE, lang="zh")
     assert zh["note"] == "not_detached" and "torch.no_grad()" in zh["feedback"] and zh["feedback"] != body["feedback"]
-    fixed = _check(client, "advantages.gae", LEAKING_GAE.replace("    B, T = rewards.shape\n",
-                                                                 "    rewards, values = rewards.detach(), values.detach()\n"
-                                                                 "    B, T = rewards.shape\n"))
+    detach = "    rewards, values = rewards.detach(), values.detach()\n"
+    detached = LEAKING_GAE.replace("    B, T = rewards.shape\n", detach + "    B, T = rewards.shape\n")
+    fixed = _check(client, "advantages.gae", detached)
     assert fixed["status"] == "correct", fixed["feedback"]
 
 
