@@ -17,7 +17,7 @@ from typing import Any
 
 from checkers.bank import params_for
 from checkers.kinds.base import get_kind
-from checkers.kinds.code import learner_name
+from checkers.kinds.code import learner_name, starter_source
 from checkers.verdict import AnswerShapeError
 
 from .. import grading_backends
@@ -80,7 +80,16 @@ def check_code():
     out["args"] = spec["args"]
     out["outputs"] = spec["outputs"]
     out["fixed"] = {**spec["fixed"], **spec["scalars"]}   # the hyperparameters held for every case
+    out["starter"] = _starter(spec, lang)
     return ok(out)
+
+
+def _starter(spec: dict[str, Any], lang: str) -> str:
+    """The signature the check calls, as a starter: the arguments with their shapes, the outputs."""
+    from checkers.reference import describe  # local: the engine imports torch
+
+    summary = describe(spec["function"])["doc"].strip().split("\n", 1)[0]
+    return starter_source({**spec, "summary": {"en": summary}}, lang)
 
 
 @bp.post("/questions/<qid>/check")

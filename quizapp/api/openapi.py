@@ -249,6 +249,8 @@ SCHEMAS: dict[str, Any] = {
                  "description": "the keyword arguments your function receives"},
         "fixed": {"type": "object", "additionalProperties": {},
                   "description": "the hyperparameters held fixed (args and convention)"},
+        "starter": {"type": "string", "description": "the signature the check calls, with each argument's "
+                                                     "shape and what to return, as Python source"},
         "outputs": {"type": "array", "items": {"type": "string"}}}}],
         "description": "details.cases: one row per case run (id, label, ok, per-output comparison); "
                        "details.first_failure: the first failing case with expected vs got at its first "

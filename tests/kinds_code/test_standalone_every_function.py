@@ -176,6 +176,7 @@ def test_args_fix_hyperparameters_and_reach_a_signature_that_names_them(client):
 def test_a_required_scalar_is_drawn_per_case_and_passed_to_the_learner(client):
     body = _check(client, "divergence.alpha", IMPLEMENTATIONS["divergence.alpha"])
     assert body["status"] == "correct" and body["args"] == ["p", "q", "alpha"]
+    assert "def alpha(p, q, alpha):" in body["starter"] and "alpha: float (varies from case to case)" in body["starter"]
     # a hard-coded alpha is right for at most one of the drawn values
     hard = IMPLEMENTATIONS["divergence.alpha"].replace("def alpha(p, q, alpha):",
                                                        "def alpha(p, q, alpha):\n    alpha = 0.5")

@@ -11,11 +11,13 @@ from ...i18n import in_language
 # this module, so that loading the answer kinds (every server worker at start-up) stays free of torch.
 
 
-def _arg_line(param: Mapping[str, Any], value: Any = None) -> str:
+def _arg_line(param: Mapping[str, Any], value: Any = None, drawn: bool = False) -> str:
     from .cases import is_tensor_param  # local: the case builder imports torch
 
     if is_tensor_param(param):
         return f"{param['name']}: torch.Tensor {param.get('shape', '')}".rstrip()
+    if drawn:   # a scalar the cases draw from the registry's range (or cycle through, for a choice)
+        return f"{param['name']}: {param['kind']} (varies from case to case)"
     return f"{param['name']}: {param['kind']} (this exercise: {value!r})"
 
 
@@ -50,7 +52,8 @@ def starter_source(spec: Mapping[str, Any], lang: str = "en") -> str:
     args = list(spec["args"])
     outputs = list(spec["outputs"])
     summary = (spec.get("summary") or {}).get(lang) or (spec.get("summary") or {}).get("en", "")
-    arg_lines = "\n".join(f"        {_arg_line(params[a], scalars.get(a))}" for a in args)
+    drawn = set(spec.get("draw") or ())
+    arg_lines = "\n".join(f"        {_arg_line(params[a], scalars.get(a), a in drawn)}" for a in args)
     if len(outputs) == 1:
         ret = in_language(lang, "the tensor %(name)s", name=outputs[0])
         body = f"    {outputs[0]} = ...\n    return {outputs[0]}"
