@@ -40,6 +40,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     learners.init_app(app)
     errors_http.init_app(app)
+    from . import api_writes  # local: cookie-authenticated API writes must be JSON (CSRF)
+    api_writes.init_app(app)
 
     from .api import bp as api_bp  # local: built by the factory
     app.register_blueprint(api_bp)

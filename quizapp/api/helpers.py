@@ -10,6 +10,7 @@ from typing import Any
 from flask import current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from ..api_writes import is_json_request
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from ..i18n import LANGS, N_, Message, note_body_lang
 from ..services.answers import type_name
@@ -24,8 +25,7 @@ def _reject_constant(name: str) -> Any:
 
 def json_body() -> dict[str, Any]:
     """The request's JSON object: 415 unless the body is JSON, 413 if too large, 400 if malformed."""
-    mimetype = request.mimetype or ""
-    if not (mimetype == "application/json" or mimetype.endswith("+json")):
+    if not is_json_request():
         raise UnsupportedMediaType(Message(N_("send the body as JSON with Content-Type: application/json")),
                                    "Content-Type")
     try:

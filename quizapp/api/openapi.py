@@ -394,6 +394,18 @@ from ..practice.openapi import merge as _merge_practice  # noqa: E402  (attempt 
 _merge_practice(PATHS, SCHEMAS)
 
 
+def _document_cookie_writes(paths: dict[str, Any]) -> None:
+    """Every POST may answer 415 when it carries cookies and is not JSON (quizapp.api_writes, the CSRF guard)."""
+    for operations in paths.values():
+        for method, op in operations.items():
+            if method == "post":
+                op["responses"].setdefault("415", _json(_ref("Error"), "Sent with cookies and not as "
+                                                                       "application/json (cross-site request guard)"))
+
+
+_document_cookie_writes(PATHS)
+
+
 def _standalone_functions() -> list[str]:
     """The engine functions ``POST /check/code`` accepts: every registered one (its inputs are chosen from
     the parameters' roles, its required scalars drawn from their ranges; checkers.kinds.code.standalone)."""

@@ -26,7 +26,7 @@ def test_signup_keeps_cookie_attempts_and_second_device_sees_them(client, app, l
     assert len(theirs) == 3 and set(mine) <= set(theirs)
     assert client.get("/api/v1/review/queue").get_json()["counts"]["cards"] == 1
 
-    assert client.post("/api/v1/account/logout").status_code == 200
+    assert client.post("/api/v1/account/logout", json={}).status_code == 200
     assert client.get("/api/v1/attempts").get_json()["attempts"] == []  # signed out: an empty cookie learner
     lm.error(client.get("/api/v1/account"), 401, "Authorization")
 

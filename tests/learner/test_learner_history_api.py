@@ -62,8 +62,8 @@ def test_attempt_readable_only_by_owner_or_a_shared_link(client, app, lm):
     assert client.get(f"/api/v1/attempts/{aid}").status_code == 200
     other = app.test_client()
     lm.error(other.get(f"/api/v1/attempts/{aid}"), 404, "attempt_id")  # not 403: the id's existence stays secret
-    lm.error(other.post(f"/api/v1/attempts/{aid}/share"), 404, "attempt_id")
-    link = client.post(f"/api/v1/attempts/{aid}/share")
+    lm.error(other.post(f"/api/v1/attempts/{aid}/share", json={}), 404, "attempt_id")
+    link = client.post(f"/api/v1/attempts/{aid}/share", json={})
     assert link.status_code == 201
     shared = other.get(link.get_json()["url"])
     assert shared.status_code == 200 and shared.get_json()["attempt_id"] == aid
