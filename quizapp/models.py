@@ -211,6 +211,18 @@ class LearnerAccount(Base):
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class SignedInSession(Base):
+    """One signed-in browser session of a learner account. The Flask session cookie names it; signing out
+    deletes the row, so a copy of the cookie taken before is refused afterwards (the cookie is signed, not
+    revocable, by itself)."""
+
+    __tablename__ = "signed_in_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # random, URL-safe
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class ReviewCard(Base):
     """The FSRS card of one question for one learner (the fields of ``fsrs.Card``), plus the attempt
     whose free-text parts still wait for the learner's own rating."""

@@ -14,7 +14,7 @@ from ..auth.csrf import csrf_token
 from ..db import get_session
 from ..models import LearnerAccount
 from . import service
-from .identity import AccountUser, cookie_learner_id
+from .identity import AccountUser, cookie_learner_id, current_sid
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ def _start_session(learner_id: str) -> None:
     db = get_session()
     account = db.get(LearnerAccount, learner_id)
     session.pop("csrf", None)  # a fresh CSRF token for the signed-in session
-    login_user(AccountUser(account), remember=False)
+    login_user(AccountUser(account, service.open_session(db, learner_id)), remember=False)
     csrf_token()
     g._learner_id = learner_id
     g._learner_via = "session"
@@ -59,6 +59,7 @@ def sign_in(email, password) -> SignIn:
 
 
 def sign_out() -> None:
+    service.close_session(get_session(), current_sid())
     logout_user()
     session.pop("csrf", None)
     g.pop("_learner_id", None)

@@ -14,6 +14,7 @@ from itsdangerous import BadSignature
 
 from ..db import get_session
 from ..models import LearnerAccount
+from . import service
 from ..auth.guard import current_principal
 from ..learner_cookie import is_learner_id, learner_serializer
 
@@ -24,17 +25,33 @@ login_manager = LoginManager()
 
 
 class AccountUser(UserMixin):
-    def __init__(self, account: LearnerAccount):
+    """The signed-in account of one server-side session: Flask-Login keeps ``<learner id>:<session id>`` in
+    the signed cookie, and the session must still exist (signing out deletes it)."""
+
+    def __init__(self, account: LearnerAccount, sid: str):
         self.id = account.learner_id
+        self.sid = sid
         self.email = account.email
+
+    def get_id(self) -> str:
+        return f"{self.id}:{self.sid}"
 
 
 @login_manager.user_loader
 def _load_user(user_id: str):
-    if not isinstance(user_id, str) or len(user_id) > 64:
+    if not isinstance(user_id, str) or len(user_id) > 128:
         return None
-    account = get_session().get(LearnerAccount, user_id)
-    return AccountUser(account) if account is not None else None
+    learner_id, _, sid = user_id.partition(":")
+    db = get_session()
+    if not sid or not service.session_is_open(db, sid, learner_id):
+        return None  # signed out (or a cookie from before sessions were kept): anonymous again
+    account = db.get(LearnerAccount, learner_id)
+    return AccountUser(account, sid) if account is not None else None
+
+
+def current_sid() -> str | None:
+    """The server-side session id of the signed-in request, if any."""
+    return getattr(current_user, "sid", None) if current_user and current_user.is_authenticated else None
 
 
 def _identify() -> None:

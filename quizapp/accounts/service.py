@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import secrets
 import uuid
 from typing import Any
 import json
@@ -23,7 +24,8 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
-from ..models import ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, utcnow
+from ..models import (ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, SignedInSession,
+                      utcnow)
 from ..timeutil import iso_utc
 from ..learning.review import card_view
 
@@ -176,3 +178,26 @@ def export_csv(data: dict[str, Any]) -> str:
         # A cell starting with = + - @ would run as a formula in a spreadsheet: quote it as text.
         writer.writerow(["'" + c if isinstance(c, str) and c[:1] in "=+-@" else c for c in row])
     return out.getvalue()
+
+
+# --- signed-in sessions (server side: signing out revokes the cookie) ------------------------------------
+
+def open_session(session: Session, learner_id: str) -> str:
+    """A new signed-in session of ``learner_id`` (committed); its id goes into the signed cookie."""
+    sid = secrets.token_urlsafe(32)
+    session.add(SignedInSession(id=sid, learner_id=learner_id))
+    session.commit()
+    return sid
+
+
+def session_is_open(session: Session, sid: str, learner_id: str) -> bool:
+    row = session.get(SignedInSession, sid)
+    return row is not None and row.learner_id == learner_id
+
+
+def close_session(session: Session, sid: str | None) -> None:
+    """Sign-out: the session's row is deleted (committed), so a copy of its cookie is refused from now on."""
+    if sid:
+        session.execute(delete(SignedInSession).where(SignedInSession.id == sid))
+        session.commit()
+
