@@ -71,6 +71,25 @@ def test_every_registered_function_has_a_stand_alone_spec():
     assert refused == []
 
 
+def test_every_value_of_every_choice_parameter_is_checkable():
+    """``args`` may pick any allowed value of a choice (a loss type, a variant, a convention, a mode): the
+    engine computes the generated cases for each (edge cases it refuses are left out, never the check)."""
+    refused, tried = [], 0
+    for name in NAMES:
+        for param in reference.describe(name)["params"]:
+            if param["kind"] != "choice" or param["name"] == "dtype":
+                continue
+            for value in param["allowed"]:
+                tried += 1
+                try:
+                    spec = standalone_spec(name, args={param["name"]: value})
+                except Exception as exc:  # noqa: BLE001 - every refusal is listed
+                    refused.append(f"{name} {param['name']}={value}: {exc}")
+                    continue
+                assert {"random-1", "random-2", "random-3"}.isdisjoint(spec["skip"]), (name, value)
+    assert tried > 100 and refused == []
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_an_independent_implementation_passes_and_its_negation_fails(client, name):
     assert name in IMPLEMENTATIONS, f"write an independent implementation of {name} (tests/support/standalone_impls.py)"
