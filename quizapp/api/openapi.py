@@ -7,12 +7,15 @@ has no route), so this stays in step with the code.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from checkers.limits import MAX_TEXT
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS
 from checkers.bank.schema import LEVELS
 from checkers.kinds import kind_names
+
+from flask import current_app
 
 from . import bp
 from .helpers import ok
@@ -431,7 +434,33 @@ def _schemas() -> dict[str, Any]:
     return schemas
 
 
+_RULE_ARG = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+#: A budget spent: 429 with the envelope (code too_many_requests) and the seconds to wait.
+RATE_LIMITED_429 = {
+    "description": "Too many requests for this learner or address (quizapp.ops.limits): retry after Retry-After "
+                   "seconds",
+    "headers": {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer", "minimum": 0}}},
+    "content": {"application/json": {"schema": _ref("Error")}},
+}
+
+
+def _document_rate_limits(paths: dict[str, Any]) -> None:
+    """429 with Retry-After on every operation a rate limit applies to (read from the app's routes)."""
+    from ..ops.limits import CHECK_ENDPOINTS, SUBMIT_ENDPOINTS  # local: the limiter's own list is the truth
+
+    limited = set(SUBMIT_ENDPOINTS) | set(CHECK_ENDPOINTS)
+    for rule in current_app.url_map.iter_rules():
+        if rule.endpoint not in limited:
+            continue
+        path = _RULE_ARG.sub(r"{\1}", rule.rule)
+        for method in rule.methods or ():
+            op = paths.get(path, {}).get(method.lower())
+            if op is not None:
+                op["responses"].setdefault("429", RATE_LIMITED_429)
+
+
 def document() -> dict[str, Any]:
+    _document_rate_limits(PATHS)
     return {
         "openapi": "3.1.0",
         "info": {"title": "RLHF quiz service API", "version": "1.0.0",

@@ -21,8 +21,14 @@ _TEXT = {400: "Malformed body or missing CSRF token", 401: "Not signed in, wrong
          429: "Too many failed sign-ins (Retry-After)", 500: "Internal error"}
 
 
+_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer", "minimum": 0}}}
+
+
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(c): _json(_ref("Error"), _TEXT[c]) for c in codes}
+    out = {str(c): _json(_ref("Error"), _TEXT[c]) for c in codes}
+    if "429" in out:
+        out["429"] = {**out["429"], "headers": _RETRY_AFTER}
+    return out
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:

@@ -76,3 +76,20 @@ def test_account_with_an_author_token_is_no_500(app, client):
     assert resp.status_code == 403, resp.get_data(as_text=True)
     error = resp.get_json()["error"]
     assert error["code"] == "not_a_learner_account" and error["field"] == "Authorization"
+
+
+def test_every_rate_limited_operation_documents_429_with_retry_after(app, client):
+    from quizapp.ops.limits import CHECK_ENDPOINTS, SUBMIT_ENDPOINTS
+
+    paths = client.get("/api/v1/openapi.json").get_json()["paths"]
+    limited = [r for r in app.url_map.iter_rules() if r.endpoint in set(SUBMIT_ENDPOINTS) | set(CHECK_ENDPOINTS)]
+    assert len(limited) == len(set(SUBMIT_ENDPOINTS) | set(CHECK_ENDPOINTS))
+    documented = 0
+    for op in (op for ops in paths.values() for op in ops.values()):
+        if "429" in op["responses"]:
+            assert "Retry-After" in op["responses"]["429"]["headers"]
+            documented += 1
+    # The eight limited operations, and the throttled sign-in.
+    assert documented >= len(limited) + 1
+    assert "429" in paths["/api/v1/questions/{qid}/attempts"]["post"]["responses"]
+    assert "429" in paths["/api/v1/check/code"]["post"]["responses"]
