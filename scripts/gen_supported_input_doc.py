@@ -121,7 +121,7 @@ Functions (plain name, other accepted spellings, LaTeX):
 Powers are bounded by the work they cause, not by how the exponent looks: a power of a number may
 have an exact result of at most <<MAX_POWER_BITS>> bits (`2^64`, `10^-12`, `2^(2^10)` and `2^10000` are fine;
 `9^9^9` and `2^(10^10)` are refused), a power of an expression containing a variable may have degree
-at most <<MAX_DEGREE>> (`(1+x)^20`, `x^1000`), a root index at most <<MAX_ROOT>>, and `gamma(n)` needs |n| ≤ <<MAX_GAMMA_ARG>>.
+at most <<MAX_DEGREE>> (`(1+x)^20`, `(x-a)^6000`: such a power is compared as it stands, never expanded), a root index at most <<MAX_ROOT>>, and `gamma(n)` needs |n| ≤ <<MAX_GAMMA_ARG>>.
 """
 
 

@@ -15,11 +15,14 @@ MAX_TOKENS = 1_000
 MAX_NUMBER_DIGITS = 50
 #: Largest |n| in scientific notation ``1e-n``.
 MAX_SCI_EXPONENT = 300
-#: Largest degree |p/q| of a power of a non-numeric base (``x^1000``, ``(1+x)^1000``): the size of
-#: its expansion, which the symbolic layer may compute.  Powers of numbers are bounded by the size of
-#: their result instead (MAX_POWER_BITS), so ``2^64``, ``10^-12`` and ``2^10000`` are fine while
-#: ``9^9^9`` and ``2^(10^10)`` are refused before sympy tries to evaluate them.
-MAX_DEGREE = 1_000
+#: Largest degree |p/q| of a power of a non-numeric base (``x^6000``, ``(x-a)^6000``). Such a power is cheap
+#: as it stands: the structural layer compares it as a tree and the symbolic layer never expands an exponent
+#: above 12, so an answer identical to an expected ``(x-a)^6000`` is graded, not refused (issue found on a
+#: public corpus of answer pairs). The bound keeps printing and numeric evaluation of the tree small.
+#: Powers of numbers are bounded by the size of their result instead (MAX_POWER_BITS), so ``2^64``,
+#: ``10^-12`` and ``2^10000`` are fine while ``9^9^9`` and ``2^(10^10)`` are refused before sympy tries to
+#: evaluate them.
+MAX_DEGREE = 100_000
 #: Largest root index q of a rational exponent p/q (``x^(1/1000)``; ``2^(1/10^40)`` is refused).
 MAX_ROOT = 1_000
 #: The largest argument of the gamma function whose exact value (n-1)! stays under MAX_POWER_BITS.
