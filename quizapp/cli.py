@@ -23,7 +23,8 @@ from checkers.bank import BankError, load_bank, selftest
 
 from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
 from .config import DEFAULT_THREADS, MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
-from .db import get_session
+from .cli_schema import ready_session
+from .ops.assets import BUILD_HINT, missing_assets
 from .migrate import downgrade, upgrade
 from .services.questions import export_bank, load_bank_dir
 
@@ -38,7 +39,7 @@ def _upgrade() -> None:
 
 def _load(path: str, *, strict: bool = True) -> None:
     try:
-        summary = load_bank_dir(get_session(), path)
+        summary = load_bank_dir(ready_session(), path)
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(summary.text())
@@ -99,7 +100,7 @@ def selftest_command(path: str | None, seeds: int) -> None:
 @with_appcontext
 def export_command(out: str) -> None:
     """Write every published question as a question file (the layout of questions/)."""
-    written = export_bank(get_session(), out)
+    written = export_bank(ready_session(), out)
     click.echo(f"exported {len(written)} question(s) to {out}")
 
 
@@ -131,6 +132,8 @@ def serve_command(host: str | None, port: int | None, workers: int | None, threa
     _upgrade()
     if not no_load:
         _load(bank_path or _default_bank(), strict=False)  # a broken file must not keep the others offline
+    for item in missing_assets():
+        click.echo(f"warning: {item['path']} is missing: {item['effect']} ({BUILD_HINT})", err=True)
     label = _safe_url(app.config["DATABASE_URL"])
 
     def announce(line: str) -> None:

@@ -31,6 +31,14 @@ from typing import Any
 
 #: The checkout (editable install): holds ``questions/`` and ``migrations/``.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+#: An installed wheel carries its own copy of both (setup.py copies them into ``quizapp/bundled/``).
+BUNDLED_ROOT = Path(__file__).resolve().parent / "bundled"
+
+
+def shipped_folder(name: str) -> Path:
+    """``questions`` or ``migrations``: the checkout's folder when this is a checkout, else the wheel's copy."""
+    in_checkout = PROJECT_ROOT / name
+    return in_checkout if in_checkout.is_dir() or not (BUNDLED_ROOT / name).is_dir() else BUNDLED_ROOT / name
 
 # --- service limits and defaults: the one home of each (grading-side bounds: ``checkers.limits``) -------
 #: Bodies of API endpoints other than the reference engine's stay small.
@@ -165,8 +173,8 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "QUIZ_DEVICE": os.environ.get("QUIZ_DEVICE") or None,
         "MAX_CONTENT_LENGTH": _int_env("MAX_CONTENT_LENGTH", DEFAULT_MAX_CONTENT_LENGTH),
         "SMALL_BODY_LIMIT": SMALL_BODY_LIMIT,
-        "QUIZ_BANK_PATH": os.environ.get("QUIZ_BANK_PATH") or str(PROJECT_ROOT / "questions"),
-        "MIGRATIONS_PATH": str(PROJECT_ROOT / "migrations"),
+        "QUIZ_BANK_PATH": os.environ.get("QUIZ_BANK_PATH") or str(shipped_folder("questions")),
+        "MIGRATIONS_PATH": str(shipped_folder("migrations")),
         "GRADE_TIMEOUT": float(os.environ.get("GRADE_TIMEOUT") or DEFAULT_GRADE_TIMEOUT),
         "GRADING_BACKEND": _choice_env("GRADING_BACKEND", DEFAULT_GRADING_BACKEND, GRADING_BACKENDS),
         "REDIS_URL": os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,

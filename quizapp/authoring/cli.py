@@ -20,12 +20,12 @@ from flask.cli import with_appcontext
 from . import service
 from ..auth import AccountError, create_author, create_token, list_tokens, revoke_token
 from ..auth.accounts import iso, learner_for_username
-from ..db import get_session
+from ..cli_schema import ready_session
 from ..errors import ServiceError
 
 
 def _session():
-    return get_session()
+    return ready_session()
 
 
 @click.command("create-author")

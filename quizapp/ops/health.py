@@ -5,6 +5,8 @@
                   newest migration (a worker started before ``db-upgrade`` finished must not take traffic)
                   and the grader pool answers a probe task — with ``GRADING_BACKEND=rq`` also Redis answers
                   and a grading host listens on the queue; otherwise 503 with each failed check named.
+                  ``assets`` lists built files that are missing (catalogs, the code editor): the service
+                  answers without them, so they never make it 503.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from checkers import sandbox
 from .. import grading_backends
 from ..db import get_db
 from ..migrate import current_revision, head_revision
+from . import assets
 
 log = logging.getLogger(__name__)
 bp = Blueprint("ops_health", __name__)
@@ -66,7 +69,8 @@ def healthz():
 @bp.get("/readyz")
 def readyz():
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    checks = {**_check_database(app), **_check_grader(), **grading_backends.readiness(app)}
+    checks = {**_check_database(app), **_check_grader(), **grading_backends.readiness(app),
+              "assets": assets.check()}
     ready = all(c.get("ok") for c in checks.values())
     if not ready:
         log.warning("not ready: %s", {k: v for k, v in checks.items() if not v.get("ok")})

@@ -53,6 +53,7 @@ PLAIN = {"", "text"}  # diagrams and plain text: no code to run
 NOT_EXECUTED = {
     ("README.md", "scripts/serve      # install into .venv, migrate SQLite, load the bank, serve on http://127.0.0.1:5000"),
     ("README.md", "quizapp db-upgrade                  # create/upgrade the schema (Alembic migrations in migrations/)"),
+    ("README.md", "pip wheel --no-deps -w dist .            # needs npm for the editor (QUIZ_BUILD_WITHOUT_EDITOR=1: a text box)"),
     ("README.md", "quizapp create-author alice              # prompts for the password (or --password-stdin)"),
     ("README.md", ".venv/bin/pip install -e '.[postgres]'      # psycopg 3"),
     ("README.md", ".venv/bin/python benchmarks/bench_gae.py          # engine GAE vs a per-timestep Python loop on (256, 4096)"),
