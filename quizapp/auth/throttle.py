@@ -2,11 +2,17 @@
 
 Every password attempt first writes a ``login_failures`` row (username lower-cased, client address) and
 commits it, *then* counts the rows of the last ``window`` seconds written before it. When the username has
-``max_failures`` or more of them (or the address ``max_failures_per_address``), the attempt is refused until
+``max_failures`` or more of them *from this client address* (or the address ``max_failures_per_address`` for
+any usernames, or the username ``max_failures_per_username`` from all addresses together), the attempt is
+refused until
 the newest of those rows is ``delay`` seconds old, where the delay grows with every further failure:
 ``base_delay * 2 ** (failures - max_failures)``, at most ``max_delay``. A refused attempt deletes its own row
 (it is not a failure: no password was checked) and is answered 429 with ``Retry-After``.
 An allowed attempt keeps its row when the password is wrong; a success deletes every row of its username.
+
+Counting a username's failures per client address is what keeps one attacker from locking a learner out: the
+attacker's failures lock the attacker's address, while the learner, from another address, still signs in. The
+username's total over all addresses (much higher) still stops a guessing run spread over many addresses.
 
 Writing before counting makes concurrent attempts on several workers see each other: whichever commits
 second counts the first, so no more attempts than allowed reach the password check. Rows older than the
@@ -51,21 +57,25 @@ def address_key(address: Any) -> str:
 
 @dataclass(frozen=True)
 class Policy:
-    max_failures: int = 5               # per username within the window
+    max_failures: int = 5               # per username from one client address within the window
     max_failures_per_address: int = 20  # per client address (several people may share one)
+    max_failures_per_username: int = 100  # per username from every address together
     window: int = 15 * 60               # seconds over which failures count
     base_delay: int = 60                # lock after max_failures: 1 min, then 2, 4, 8 ...
     max_delay: int = 15 * 60            # ... at most this (never longer than the window)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "Policy":
-        """``LOGIN_MAX_FAILURES``, ``LOGIN_MAX_FAILURES_PER_ADDRESS``, ``LOGIN_WINDOW_S``,
+        """``LOGIN_MAX_FAILURES``, ``LOGIN_MAX_FAILURES_PER_ADDRESS``, ``LOGIN_MAX_FAILURES_PER_USERNAME``,
+        ``LOGIN_WINDOW_S``,
         ``LOGIN_BASE_DELAY_S``, ``LOGIN_MAX_DELAY_S`` override the defaults."""
         d = cls()
         window = max(1, int(config.get("LOGIN_WINDOW_S", d.window)))
         return cls(max_failures=max(1, int(config.get("LOGIN_MAX_FAILURES", d.max_failures))),
                    max_failures_per_address=max(1, int(config.get("LOGIN_MAX_FAILURES_PER_ADDRESS",
                                                                   d.max_failures_per_address))),
+                   max_failures_per_username=max(1, int(config.get("LOGIN_MAX_FAILURES_PER_USERNAME",
+                                                                   d.max_failures_per_username))),
                    window=window,
                    base_delay=max(1, int(config.get("LOGIN_BASE_DELAY_S", d.base_delay))),
                    max_delay=min(window, max(1, int(config.get("LOGIN_MAX_DELAY_S", d.max_delay)))))
@@ -90,12 +100,11 @@ class Attempt:
         return self.retry_after > 0
 
 
-def _remaining(session: Session, policy: Policy, column, key: str, limit: int, row_id: int,
-               at: datetime) -> float:
+def _remaining(session: Session, policy: Policy, match: list, limit: int, row_id: int, at: datetime) -> float:
     since = at - timedelta(seconds=policy.window)
     count, newest = session.execute(
         select(func.count(), func.max(LoginFailure.created_at))
-        .where(column == key, LoginFailure.created_at > since, LoginFailure.id != row_id)).one()
+        .where(*match, LoginFailure.created_at > since, LoginFailure.id != row_id)).one()
     delay = policy.delay(int(count or 0), limit)
     if not delay or newest is None:
         return 0.0
@@ -112,8 +121,11 @@ def begin(session: Session, username: Any, address: Any, policy: Policy | None =
     session.add(row)
     session.commit()
     # Rows other attempts committed before this count, mine excluded (same timestamp or not).
-    wait = max(_remaining(session, policy, LoginFailure.username, user, policy.max_failures, row.id, at),
-               _remaining(session, policy, LoginFailure.address, addr, policy.max_failures_per_address,
+    wait = max(_remaining(session, policy, [LoginFailure.username == user, LoginFailure.address == addr],
+                          policy.max_failures, row.id, at),
+               _remaining(session, policy, [LoginFailure.address == addr], policy.max_failures_per_address,
+                          row.id, at),
+               _remaining(session, policy, [LoginFailure.username == user], policy.max_failures_per_username,
                           row.id, at))
     if wait > 0:
         session.execute(delete(LoginFailure).where(LoginFailure.id == row.id))

@@ -93,3 +93,36 @@ def test_every_rate_limited_operation_documents_429_with_retry_after(app, client
     assert documented >= len(limited) + 1
     assert "429" in paths["/api/v1/questions/{qid}/attempts"]["post"]["responses"]
     assert "429" in paths["/api/v1/check/code"]["post"]["responses"]
+
+
+def _learner_client(app, address):
+    c = app.test_client()
+    c.environ_base["REMOTE_ADDR"] = address
+    return c
+
+
+def test_an_attacker_cannot_lock_a_learner_out(app):
+    """Failed sign-ins are counted per email and client address: one attacker's failures lock the attacker's
+    address, and the learner still signs in from another one (the total per email over every address is much
+    higher, so a spread-out guessing run is still stopped)."""
+    owner = _learner_client(app, "10.9.0.1")
+    email, password = "victim@example.org", "a long passphrase 42"
+    assert owner.post("/api/v1/account/signup", json={"email": email, "password": password}).status_code == 201
+    attacker = _learner_client(app, "10.9.0.66")
+    statuses = [attacker.post("/api/v1/account/login", json={"email": email, "password": "wrong guess 1234"}
+                              ).status_code for _ in range(8)]
+    assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}
+    learner = _learner_client(app, "10.9.0.2")
+    assert learner.post("/api/v1/account/login", json={"email": email, "password": password}).status_code == 200
+
+
+def test_guesses_spread_over_many_addresses_are_still_stopped(app):
+    app.config["LOGIN_MAX_FAILURES_PER_USERNAME"] = 6
+    owner = _learner_client(app, "10.8.0.1")
+    email = "spread@example.org"
+    assert owner.post("/api/v1/account/signup", json={"email": email, "password": "a long passphrase 42"}
+                      ).status_code == 201
+    statuses = [_learner_client(app, f"10.8.1.{i}").post(
+        "/api/v1/account/login", json={"email": email, "password": "wrong guess 1234"}).status_code
+        for i in range(9)]
+    assert statuses[:6] == [401] * 6 and set(statuses[6:]) == {429}

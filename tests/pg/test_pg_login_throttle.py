@@ -58,6 +58,7 @@ def test_pg_concurrent_attempts_check_at_most_n_passwords(pg_app, monkeypatch):
         return real(pwhash, password)
 
     monkeypatch.setattr(accounts, "check_password_hash", counting)
+    pg_app.config["LOGIN_MAX_FAILURES_PER_USERNAME"] = 5  # the limit over all addresses, made small here
     n = 12
     clients = [_client(pg_app, f"10.2.0.{i}") for i in range(n)]  # other addresses: only the username limit
     barrier = threading.Barrier(n)
