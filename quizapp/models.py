@@ -223,6 +223,20 @@ class SignedInSession(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class MockInterview(Base):
+    """A mock interview's state (the drawn questions, their clocks and attempts), kept on the server: the
+    learner's cookie names it only, so a restored older cookie cannot reopen a question already answered or
+    a set whose report was read."""
+
+    __tablename__ = "mock_interviews"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # random, URL-safe
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    state: Mapped[dict[str, Any]] = mapped_column(JSONDoc)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
 class ReviewCard(Base):
     """The FSRS card of one question for one learner (the fields of ``fsrs.Card``), plus the attempt
     whose free-text parts still wait for the learner's own rating."""

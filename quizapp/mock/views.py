@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from checkers.bank import VARIANT_MAX, public_view, solution_view
 
 from ..ascii_int import parse_ascii_uint
@@ -15,7 +15,7 @@ from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
 from ..learning import pagekit
 from ..services import attempts, questions
-from . import draw, timing
+from . import draw, store, timing
 from ..discover.catalog import tag_names
 from ..rendering import render_markdown
 from ..web import data
@@ -24,9 +24,6 @@ from ..levels import LEVELS
 
 bp = Blueprint("mock", __name__, template_folder="../templates")
 pagekit.install(bp)
-
-SESSION_KEY = "mock_interview"
-
 
 def _now() -> float:
     """The server's clock: ``MOCK_CLOCK`` in the app config when set (tests advance it by hand)."""
@@ -42,13 +39,11 @@ def _tags() -> dict[str, dict[str, str]]:
 
 
 def _state() -> dict[str, Any] | None:
-    state = session.get(SESSION_KEY)
-    return state if isinstance(state, dict) and isinstance(state.get("items"), list) and state["items"] else None
+    return store.load()
 
 
 def _save(state: dict[str, Any]) -> None:
-    session[SESSION_KEY] = state
-    session.modified = True
+    store.save(state)
 
 
 def _row(qid: str) -> dict[str, Any] | None:
@@ -93,7 +88,7 @@ def start():
         row = next(r for r in rows if r["id"] == item["qid"])
         item["max"] = sum(float(p.get("weight", 1)) for p in row["data"].get("parts") or [])
         item["limit"] = timing.budget_seconds(row.get("level"), by_level)
-    _save({"items": items})
+    store.start({"items": items})
     return redirect(url_for("mock.question", n=1), code=303)
 
 

@@ -34,6 +34,17 @@ def _csrf(client, url="/mock") -> str:
     return CSRF.search(client.get(url).get_data(as_text=True)).group(1)
 
 
+def _stored_items(app, client) -> list[dict]:
+    """The interview's items as the server keeps them (the cookie only names the interview)."""
+    from quizapp.models import MockInterview
+    from quizapp.mock.store import SESSION_KEY
+
+    with client.session_transaction() as sess:
+        mid = sess[SESSION_KEY]
+    with get_db(app).Session() as s:
+        return s.get(MockInterview, mid).state["items"]
+
+
 def test_three_question_mock_interview_ends_with_its_report(mock_app):
     client = mock_app.test_client()
     token = _csrf(client)
@@ -46,8 +57,7 @@ def test_three_question_mock_interview_ends_with_its_report(mock_app):
         page = client.get(f"/mock/{n}").get_data(as_text=True)
         qid = re.search(r'id="mock-question" data-qid="([^"]+)"', page).group(1)
         seen.append(qid)
-        with client.session_transaction() as sess:
-            variant = sess["mock_interview"]["items"][n - 1]["variant"]
+        variant = _stored_items(mock_app, client)[n - 1]["variant"]
         p = params_for(by_id[qid], variant)["p"]
         answer = {"a-a": repr(2 * p), "a-b": "no"} if n != 2 else {"a-a": "0", "a-b": "yes"}
         resp = client.post(f"/mock/{n}", data={"csrf_token": token, **answer})
@@ -115,8 +125,7 @@ GRACE = 5
 
 
 def _item(client, n):
-    with client.session_transaction() as sess:
-        return dict(sess["mock_interview"]["items"][n - 1])
+    return dict(_stored_items(client.application, client)[n - 1])
 
 
 def _remaining(html):
@@ -201,3 +210,22 @@ def test_timing_functions_on_a_given_clock():
     assert (item["seconds"], item["over_time"]) == (65, False)
     timing.close(item, 165.5, grace=5)
     assert item["over_time"] is True
+
+
+def test_a_restored_older_cookie_cannot_reopen_an_answered_question(mock_app):
+    """The interview's state is on the server: a copy of the cookie taken before answering (or before the
+    report) names the same interview, whose questions stay closed."""
+    client = mock_app.test_client()
+    token = _csrf(client)
+    assert client.post("/mock", data={"csrf_token": token, "level": ["L1", "L2"], "length": "3"}).status_code == 303
+    client.get("/mock/1")
+    before = client.get_cookie("session").value
+    assert client.post("/mock/1", data={"csrf_token": token, "skip": "1"}).status_code == 303
+    assert client.post("/mock/finish", data={"csrf_token": token}).status_code == 303
+    assert client.get("/mock/report").status_code == 200
+    client.set_cookie("session", before)  # the cookie from before question 1 was answered
+    resp = client.get("/mock/1")
+    assert resp.status_code == 303 and resp.headers["Location"].endswith("/mock/report")
+    again = client.post("/mock/1", data={"csrf_token": token, "a-a": "1", "a-b": "no"})
+    assert again.status_code == 303 and not again.headers["Location"].endswith("/mock/2")
+    assert all(item.get("attempt") is None for item in _stored_items(mock_app, client))
