@@ -6,14 +6,18 @@ send ``application/x-www-form-urlencoded``, ``multipart/form-data`` or ``text/pl
 that sets ``Content-Type: application/json`` needs a CORS preflight, which this server never grants. So a
 state-changing request under ``/api/`` that carries cookies and no bearer token (it is authenticated by the
 learner cookie or the signed-in session) is refused with a 415 naming ``Content-Type`` unless it declares a
-JSON body, even an empty one. Requests without cookies, or with ``Authorization: Bearer``, carry no ambient
-credential and are exempt; so are PUT, PATCH and DELETE, which no form can send. SameSite cookies are a second line, not the only one: not every browser enforces them.
+JSON body, even an empty one, or carries the ``X-CSRF-Token`` header (which no form can send). Requests
+without cookies, or with ``Authorization: Bearer``, carry no ambient credential and are exempt, and so is a
+blueprint that checks the session's CSRF token on every write itself (``checks_csrf``, the authoring API).
+Only POST is guarded: no form can send PUT, PATCH or DELETE. SameSite cookies are a second line, not the
+only one: not every browser enforces them.
 """
 
 from __future__ import annotations
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 
+from .auth.csrf import HEADER as CSRF_HEADER
 from .errors import UnsupportedMediaType
 from .i18n import N_, Message
 
@@ -34,6 +38,10 @@ def _guard() -> None:
         return  # no such operation: the 404 / 405 says so first
     if not request.cookies or request.headers.get("Authorization", "").lower().startswith("bearer "):
         return  # nothing ambient to abuse: no cookie, or a token the page had to add itself
+    if request.headers.get(CSRF_HEADER) is not None:
+        return  # a custom header: no form can send it (a cross-site script would need a preflight)
+    if getattr(current_app.blueprints.get(request.blueprint or ""), "checks_csrf", False):
+        return  # the blueprint checks the session's CSRF token on every write itself
     if not is_json_request():
         raise UnsupportedMediaType(Message(N_("a write authenticated by a cookie must be JSON: send "
                                               "Content-Type: application/json (an empty body is fine)")),

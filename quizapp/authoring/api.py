@@ -26,6 +26,9 @@ from . import service
 from .yamlsafe import parse_yaml
 
 bp = Blueprint("authoring_api", __name__, url_prefix="/api/v1")
+#: Every write here with the author session needs its CSRF token (quizapp.auth.guard): the API-wide rule that
+#: cookie-carrying writes be JSON (quizapp.api_writes) leaves these to that stricter check.
+bp.checks_csrf = True  # type: ignore[attr-defined]
 
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 ZIP_TYPES = ("application/zip", "application/x-zip-compressed")
