@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import json
 import logging
 import os
 import selectors
@@ -53,10 +54,26 @@ import time
 from concurrent import futures
 from functools import partial
 
+from gunicorn import util as gunicorn_util
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 #: First bytes of the methods served by the write pool (POST, PUT, PATCH, DELETE); no other method starts so.
 WRITE_METHOD_STARTS = frozenset({b"P", b"D"})
+
+
+#: Error codes of the envelope for the statuses gunicorn answers itself, before the app sees the request.
+_GUNICORN_ERROR_CODES = {400: "bad_request", 403: "forbidden", 431: "request_header_fields_too_large",
+                         500: "internal_error", 501: "not_implemented"}
+
+
+def write_json_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own error answer (an oversized or malformed request line or header, which the app never
+    sees) in the API's JSON envelope instead of gunicorn's HTML page: clients parse one error format."""
+    body = json.dumps({"error": {"code": _GUNICORN_ERROR_CODES.get(status_int, "bad_request"),
+                                 "message": mesg or reason, "field": None}}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    gunicorn_util.write_nonblock(sock, head + body)
 
 
 def _first_byte(sock: socket.socket) -> bytes:
@@ -79,6 +96,9 @@ class DrainingThreadWorker(ThreadWorker):
     write_pool: futures.ThreadPoolExecutor | None = None
 
     def init_process(self) -> None:
+        # gunicorn writes its own errors through util.write_error (one function, used for nothing else): in a
+        # worker of ours they take the API's JSON envelope.
+        gunicorn_util.write_error = write_json_error
         if self.write_threads > 0 and not self.cfg.is_ssl:  # made in the worker: threads do not survive fork
             self.write_pool = futures.ThreadPoolExecutor(max_workers=self.write_threads,
                                                          thread_name_prefix="quiz-write")

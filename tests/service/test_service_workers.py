@@ -306,3 +306,22 @@ def test_write_threads_share_the_hosts_writes_in_flight():
     assert default_write_threads(1) == WRITES_IN_FLIGHT
     assert default_write_threads(2) == WRITES_IN_FLIGHT // 2
     assert default_write_threads(64) == MIN_WRITE_THREADS
+
+
+@pytest.mark.slow
+def test_an_oversized_request_line_gets_the_json_envelope(tmp_path):
+    """gunicorn refuses a request line over its limit before the app sees it; the answer is still the API's
+    JSON error envelope, not gunicorn's HTML page."""
+    proc, port, seen = _serve(tmp_path, workers=1, threads=2)
+    try:
+        threading.Thread(target=lambda: seen.extend(proc.stdout), daemon=True).start()
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+            answer = _raw_get(sock, "/api/v1/questions?q=" + "a" * 5000)  # over 4094, in one read
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and b"Content-Type: application/json" in head
+        error = json.loads(body)["error"]
+        assert error["code"] == "bad_request" and error["field"] is None and error["message"]
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:  # the worker still serves
+            assert _raw_get(sock, "/healthz").startswith(b"HTTP/1.1 200")
+    finally:
+        assert testing.stop_process(proc, timeout=60) == 0
