@@ -14,7 +14,7 @@ from checkers.bank import VARIANT_MAX
 from ..db import get_session
 from ..errors import ServiceError
 from ..learners import current_learner_id, learner_is_new
-from . import charts, history, pagekit, progress as progress_service, review
+from . import attempt_view, charts, history, pagekit, progress as progress_service, review
 from ..accounts.identity import setup
 from ..i18n import current_lang
 
@@ -67,6 +67,17 @@ def history_page():
                         cursor=page["next_cursor"]) if page["next_cursor"] else None)
     return render_template("learner/history.html", page=page, filters=filters, error=error, next_url=next_url,
                            levels=history.LEVELS, statuses=history.STATUSES, fmt=_fmt), (422 if error else 200)
+
+
+@bp.get("/history/<attempt_id>")
+def attempt_page(attempt_id: str):
+    """One of the learner's own attempts: the question at its variant, the answers given and the verdicts
+    (404 for anyone else's attempt or an unknown id)."""
+    try:
+        view = attempt_view.attempt_page(get_session(), attempt_id, current_learner_id(), _lang())
+    except ServiceError:
+        return render_template("web/404.html", lang=_lang()), 404
+    return render_template("learner/attempt.html", view=view, fmt=_fmt)
 
 
 @bp.get("/progress")
