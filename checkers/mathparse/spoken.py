@@ -27,6 +27,7 @@ deeper than :data:`checkers.limits.MAX_SPOKEN_DEPTH` is read as its plain charac
 from __future__ import annotations
 
 import functools
+import html
 import re
 import xml.etree.ElementTree as ET
 from typing import Any, Sequence
@@ -272,12 +273,33 @@ def speak_mathml(markup: Any) -> Message:
     return dict(_remembered(markup) if len(markup) <= SPOKEN_MEMO_MAX_CHARS else _spoken(markup))
 
 
+#: An HTML character reference other than XML's own five (sympy's MathML writes ``&ExponentialE;``,
+#: ``&#916;``): XML does not know the named ones, so they become their characters before parsing.
+_ENTITY = re.compile(r"&(?!(?:lt|gt|amp|quot|apos);)(?:[A-Za-z][A-Za-z0-9]{0,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+#: sympy's double-struck italic constants read as the letters they stand for (e, i, d).
+_PLAIN_LETTERS = {"\u2147": "e", "\u2148": "i", "\u2146": "d"}
+
+
+def _characters(markup: str) -> str:
+    """Character references -> characters, except those XML needs (``&lt;`` and its kin): a spoken
+    form is words and characters, never an entity read out letter by letter."""
+    def one(m: re.Match[str]) -> str:
+        ch = html.unescape(m.group(0))
+        if ch == m.group(0) or ch in "<>&\"'":
+            return m.group(0)
+        return _PLAIN_LETTERS.get(ch, ch)
+    return _ENTITY.sub(one, markup)
+
+
 def _spoken(markup: str) -> Message:
+    markup = _characters(markup)
     source = markup if markup.lstrip().startswith("<math") else f"<math>{markup}</math>"
     try:
         root = ET.fromstring(source)
     except ET.ParseError:
-        return _same(_tidy(re.sub(r"<[^>]*>", " ", markup)))
+        return _same(_tidy(html.unescape(re.sub(r"<[^>]*>", " ", markup))))
     spoken = _Speaker().node(root)
     return {lang: _tidy(text) for lang, text in spoken.items()}
 

@@ -10,7 +10,7 @@
     },
     hideInterpretation: true,  // the ticked boxes already show what was read
     // Option ids are internal (the display order is shuffled per variant): show the correct options'
-    // own text, and mark them in place.
+    // own text as drawn (maths included), and mark them in place.
     showExpected: function (pid, value) {
       var el = QK.util.el;
       var ids = Array.isArray(value) ? value : [value];
@@ -20,7 +20,13 @@
         var label = input ? input.closest('label') : null;
         if (label) { label.classList.add('option-correct'); }
         var textEl = label ? label.querySelector('.option-text') : null;
-        ul.appendChild(el('li', null, textEl ? textEl.textContent : String(id)));
+        var li = el('li', null, textEl ? null : String(id));
+        // a copy of the option as drawn: its formulas stay MathML, their words stay screen-reader only
+        // (textContent would show the sr-only words and the MathML's characters run together)
+        if (textEl) {
+          Array.prototype.forEach.call(textEl.childNodes, function (n) { li.appendChild(n.cloneNode(true)); });
+        }
+        ul.appendChild(li);
       });
       return ul;
     }
