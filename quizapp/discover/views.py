@@ -15,6 +15,7 @@ from ..learning import pagekit
 from . import walk
 from .catalog import tag_label, tag_names
 from ..levels import level_label
+from ..rendering import render_inline
 
 bp = Blueprint("discover", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -71,7 +72,12 @@ def find():
     session[SESSION_KEY] = flt
     return render_template("discover/find.html", lang=lang, flt=flt, error=error, tags=tags,
                            levels=walk.LEVELS, statuses=walk.STATUSES,
-                           items=[_item(r, lang) for r in rows]), (422 if error else 200)
+                           items=[_shown(_item(r, lang), lang) for r in rows]), (422 if error else 200)
+
+
+def _shown(item: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A result as the page shows it: its title's ``$maths$`` drawn as MathML, like the question page."""
+    return {**item, "title_html": render_inline(item["title"], lang)}
 
 
 def _session_filter() -> dict[str, str]:
