@@ -7,7 +7,8 @@ token alike):
     GET  /api/v1/shared/<token>           the attempt behind such a link
     GET  /api/v1/progress                 per level and tag: seen, mastered, accuracy, attempts, time; streak
     GET  /api/v1/review/queue             due cards, oldest due first, with counts
-    POST /api/v1/review/rate              {question_id, rating}: the learner's rating of a free-text answer
+    POST /api/v1/review/rate              {question_id, rating}: the learner's own rating of a free-text
+                                          answer, or of a question due for review
 """
 
 from __future__ import annotations

@@ -145,7 +145,8 @@ PATHS: dict[str, dict[str, Any]] = {
         "security": LEARNER, "parameters": [LANG],
         "responses": {"200": _json(_ref("ReviewQueue")), **_errors(401, 422, 500)}}},
     "/api/v1/review/rate": {"post": {
-        "summary": "Your rating of your latest free-text answer to a question", "operationId": "rateReview",
+        "summary": "Your own rating (again/hard/good/easy): of your latest free-text answer to a question, or "
+                   "else of the question if it is due for review (409 when neither)", "operationId": "rateReview",
         "security": LEARNER, "requestBody": _body(_ref("RateRequest")),
         "responses": {"200": _json(_ref("ReviewCard")), **_errors(401, 409, *BODY, 500)}}},
     "/api/v1/account/signup": {"post": {

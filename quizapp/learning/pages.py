@@ -12,6 +12,7 @@ from ..i18n import gettext as _
 from checkers.bank import VARIANT_MAX
 
 from ..db import get_session
+from ..auth.csrf import csrf_token
 from ..errors import ServiceError
 from ..learners import current_learner_id, learner_is_new
 from . import attempt_view, charts, history, pagekit, progress as progress_service, review
@@ -46,7 +47,12 @@ def _question_memory() -> dict[str, Any]:
         learner = None if learner_is_new() else current_learner_id()  # a first visit has no history to read
         return history.question_summary(get_session(), learner, qid)
 
-    return {"learner_memory": learner_memory, "fmt_score": _fmt}
+    def review_due(qid: str) -> bool:
+        """Whether the learner's card of ``qid`` is due now (the page in review mode then offers a rating)."""
+        return not learner_is_new() and review.is_due(get_session(), current_learner_id(), qid)
+
+    return {"learner_memory": learner_memory, "fmt_score": _fmt, "review_due": review_due,
+            "memory_csrf_token": csrf_token}
 
 
 @bp.get("/history")
@@ -116,6 +122,12 @@ def review_next():
         return redirect(url_for("learning.review_page"))
     return redirect(url_for("web.question", qid=data["due"][0]["question_id"],
                             variant=secrets.randbelow(int(VARIANT_MAX)), review=1))
+
+
+@bp.get("/review/open/<qid>")
+def review_open(qid: str):
+    """One question of the review list, as a new random variant in review mode."""
+    return redirect(url_for("web.question", qid=qid, variant=secrets.randbelow(int(VARIANT_MAX)), review=1))
 
 
 @bp.post("/review/rate")

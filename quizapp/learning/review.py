@@ -287,18 +287,34 @@ def plan_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any], at
 
 def self_rate(session: Session, learner_id: str, question_id: Any, rating: Any,
               at: datetime | None = None) -> dict[str, Any]:
-    """The learner's own rating of their latest free-text answer to ``question_id`` (committed)."""
+    """The learner's own rating (committed), as in Anki: of their latest free-text answer to ``question_id``
+    (the card then takes the lower of it and the graded parts' rating), or else of a card that is due,
+    reviewed with the learner's rating as it stands (the learner recalled the method, or looked at the
+    question, and judged it; ``self_rated`` in the answer). A card not due and waiting for nothing cannot be
+    rated: one review per due date, whether the learner's or an answer's."""
     chosen = parse_rating(rating)
     if not isinstance(question_id, str) or not question_id or len(question_id) > 80:
         raise ValidationError("question_id must be a question id", "question_id")
+    at = at or common.now()
     row = session.get(ReviewCard, (learner_id, question_id))
+    if row is not None and row.pending_attempt_id is None and aware(row.due) <= at:
+        review(row, chosen, at)
+        session.commit()
+        return card_view(row) | {"rating": RATING_NAMES[int(chosen)], "self_rated": True}
     if row is None or row.pending_attempt_id is None:
-        raise Conflict("no answer of yours to this question is waiting for a rating (submit one first)",
-                       "question_id", code="nothing_to_rate")
+        raise Conflict("nothing of yours to rate on this question: no free-text answer waits for a rating and "
+                       "the question is not due for review", "question_id", code="nothing_to_rate")
     final = min(chosen, Rating(row.pending_rating)) if row.pending_rating else chosen
-    review(row, final, at or common.now())
+    review(row, final, at)
     session.commit()
-    return card_view(row) | {"rating": RATING_NAMES[int(final)]}
+    return card_view(row) | {"rating": RATING_NAMES[int(final)], "self_rated": False}
+
+
+def is_due(session: Session, learner_id: str, question_id: str, at: datetime | None = None) -> bool:
+    """Whether the learner's card of ``question_id`` is due and waits for no free-text rating: what
+    :func:`self_rate` rates as a review of its own."""
+    row = session.get(ReviewCard, (learner_id, question_id))
+    return row is not None and row.pending_attempt_id is None and aware(row.due) <= (at or common.now())
 
 
 def card_view(row: ReviewCard) -> dict[str, Any]:
