@@ -10,7 +10,9 @@
  *   - registers the kind's hooks with the page: collect(fieldset) -> the source text (what Submit sends),
  *     showExpected(pid, value) -> the reference solution as code, showVerdict(fieldset, verdict) -> the
  *     first failing hidden case's diff under the part's verdict.
- * Every server string is inserted with textContent (no HTML from the server here).
+ * Every server string is inserted with textContent, except authored Markdown (a case's label, a mistake's
+ * feedback, which may hold $maths$): shown as text at once, then replaced by the HTML the page's /render
+ * endpoint returns (sanitised by the server's allow-list, quizapp/rendering.py), as quiz.js does.
  */
 (function () {
   'use strict';
@@ -31,6 +33,37 @@
 
   function strings(widget) {
     try { return JSON.parse(widget.getAttribute('data-i18n') || '{}'); } catch (e) { return {}; }
+  }
+
+  // Authored text -> drawn maths: each node shows its text now; one POST to the page's /render endpoint
+  // replaces it with the sanitised HTML (a lone paragraph unwrapped, so it sits inside a line). Without an
+  // answer the text stays.
+  function renderInto(jobs) {
+    var cfg = pageConfig();
+    jobs = jobs.filter(function (j) { return j.text && j.text.indexOf('$') >= 0; });
+    if (!cfg.render || !jobs.length) { return; }
+    var url = cfg.render + (cfg.lang ? '?lang=' + encodeURIComponent(cfg.lang) : '');
+    fetch(url, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+      body: JSON.stringify({ items: jobs.map(function (j) { return j.text; }) })
+    }).then(function (res) { return res.ok ? res.json() : null; }).then(function (data) {
+      var html = data && Array.isArray(data.html) ? data.html : [];
+      jobs.forEach(function (j, i) {
+        var h = html[i];
+        if (typeof h !== 'string') { return; }
+        h = h.trim();
+        if (h.indexOf('<p>') === 0 && h.lastIndexOf('</p>') === h.length - 4 && h.indexOf('<p>', 3) < 0) {
+          h = h.slice(3, -4);
+        }
+        j.node.innerHTML = h;
+      });
+    }, function () {});
+  }
+
+  function textSpan(cls, text) {
+    var span = el('span', cls, text);
+    return { node: span, job: { node: span, text: text || '' } };
   }
 
   function widgetOf(fieldset) { return fieldset && fieldset.querySelector('.code-widget'); }
@@ -99,8 +132,14 @@
 
   function failureNode(row, S) {
     var box = el('div', 'code-failure');
-    var label = row.label && typeof row.label === 'object' ? (row.label.en || '') : row.label;
-    box.appendChild(el('p', 'code-failure-case', S.case + ' ' + row.id + (label ? ' — ' + label : '')));
+    var label = row.label && typeof row.label === 'object' ? pickText(row.label, pageConfig().lang) : row.label;
+    var head = el('p', 'code-failure-case', S.case + ' ' + row.id + (label ? ' — ' : ''));
+    if (label) {
+      var lab = textSpan('code-case-label', label);
+      head.appendChild(lab.node);
+      renderInto([lab.job]);
+    }
+    box.appendChild(head);
     var diff = el('ul', 'code-diff');
     comparisonLines(row, S).forEach(function (line) { diff.appendChild(el('li', null, line)); });
     box.appendChild(diff);
@@ -129,7 +168,9 @@
     report.className = 'code-report verdict verdict-' + status;
     report.setAttribute('data-status', status);
     report.appendChild(el('h3', 'code-report-title', S.examples_title));
-    report.appendChild(el('p', 'code-report-feedback', pickText(verdict.feedback, lang)));
+    var feedback = textSpan('code-report-text', pickText(verdict.feedback, lang));
+    var jobs = [feedback.job];
+    report.appendChild(el('p', 'code-report-feedback')).appendChild(feedback.node);
     var details = verdict.details || {};
     var cases = details.cases || [];
     if (cases.length) {
@@ -139,11 +180,17 @@
         li.setAttribute('data-case', row.id);
         li.appendChild(el('span', 'badge badge-' + (row.ok ? 'correct' : 'incorrect'), row.ok ? S.passed : S.failed));
         var label = row.label && typeof row.label === 'object' ? pickText(row.label, lang) : row.label;
-        li.appendChild(document.createTextNode(' ' + row.id + (label ? ' — ' + label : '')));
+        li.appendChild(document.createTextNode(' ' + row.id + (label ? ' — ' : '')));
+        if (label) {
+          var lab = textSpan('code-case-label', label);
+          li.appendChild(lab.node);
+          jobs.push(lab.job);
+        }
         ul.appendChild(li);
       });
       report.appendChild(ul);
     }
+    renderInto(jobs);
     if (details.first_failure) { report.appendChild(failureNode(details.first_failure, S)); }
     report.hidden = false;
   }
