@@ -16,11 +16,14 @@ from ..auth.csrf import csrf_token
 from ..errors import ServiceError
 from ..learners import current_learner_id, learner_is_new
 from . import attempt_view, charts, history, pagekit, progress as progress_service, review
+from .timetext import time_tag
+from ..web import data as web_data
 from ..accounts.identity import setup
 from ..i18n import current_lang
 
 bp = Blueprint("learning", __name__, template_folder="../templates")
 pagekit.install(bp)
+bp.add_app_template_filter(time_tag, "local_time")  # every page's timestamps (static/localtime.js)
 
 
 def _setup(state) -> None:
@@ -84,6 +87,17 @@ def attempt_page(attempt_id: str):
     except ServiceError:
         return render_template("web/404.html", lang=_lang()), 404
     return render_template("learner/attempt.html", view=view, fmt=_fmt)
+
+
+@bp.get("/questions/<qid>/memory")
+def question_memory(qid: str):
+    """The block "Your previous attempts" of ``qid``'s page alone, as it stands now: static/memory.js puts it
+    in place after each answer, so the page need not be reloaded (``review=1`` as on the page)."""
+    row = web_data.get_question(qid)
+    if row is None:
+        return render_template("web/404.html", lang=_lang()), 404
+    q = {"id": qid, "parts": [{"kind": p.get("kind")} for p in row["data"].get("parts") or []]}
+    return render_template("learner/_memory_section.html", q=q)
 
 
 @bp.get("/progress")

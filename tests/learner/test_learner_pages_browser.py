@@ -1,0 +1,91 @@
+"""In headless Chromium against a live server, what anchors' users expect of the learner pages: the block
+of previous attempts updates after a submit without a reload, its rows and History's open the attempt
+with the answers given and verdicts, times are shown in the browser's time zone (UTC kept as the title),
+and a due question is opened from the review list and rated by the learner."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+import quiz_testing as testing
+
+pytestmark = pytest.mark.browser
+
+QID = "lp-one"
+ZONE = "Asia/Kathmandu"  # UTC+05:45: no chance of matching UTC by accident, even in minutes
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    from quizapp.db import get_db
+
+    tmp = tmp_path_factory.mktemp("learner-pages-live")
+    app = testing.make_app(tmp)
+    testing.load_sample(app, testing.sample_question(id=QID))
+    with testing.serve_in_thread(app, threads=4, name="learner-pages-server") as url:
+        yield url
+    get_db(app).dispose()
+
+
+def _submit(driver, right_a: str | None) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.ID, "answer-a").send_keys(right_a or "0")
+    option = driver.find_element(By.ID, "answer-b-no" if right_a else "answer-b-yes")
+    driver.execute_script("arguments[0].click()", option)
+    driver.execute_script("arguments[0].click()", driver.find_element(By.ID, "submit"))
+    testing.wait_for(driver, lambda d: d.find_element(By.ID, "question").get_attribute("data-state") == "graded",
+                     "no result after submitting")
+
+
+def test_memory_updates_attempt_opens_and_times_are_local(live, lm):
+    from selenium.webdriver.common.by import By
+
+    with testing.headless_chromium(extra_args=("--lang=en-US",), profile_prefix="learner-pages-") as driver:
+        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ZONE})
+        testing.open_question(driver, live, QID, 3)
+        assert "No attempts yet." in driver.find_element(By.ID, "learner-memory").text
+        _submit(driver, None)
+        testing.wait_for(driver, lambda d: d.find_element(By.ID, "learner-memory").get_attribute("data-updated")
+                         == "1", "the previous attempts did not update after the submit")
+        memory = driver.find_element(By.ID, "learner-memory")
+        assert "Last: 0 / 2" in memory.text and "1 attempts" in memory.text
+
+        # the time shown is the instant in the browser's zone; the UTC text stays as the title
+        stamp = memory.find_element(By.CSS_SELECTOR, "time.local-time")
+        testing.wait_for(driver, lambda d: stamp.get_attribute("data-local") == "1", "time not localised")
+        instant = datetime.fromisoformat(stamp.get_attribute("datetime").replace("Z", "+00:00"))
+        local = instant.astimezone(ZoneInfo(ZONE))
+        assert stamp.get_attribute("title") == instant.strftime("%Y-%m-%d %H:%M UTC")
+        assert f"{local.minute:02d}" in stamp.text and str(local.day) in stamp.text
+        assert "GMT+5:45" in stamp.text and "UTC" not in stamp.text
+
+        # the memory row opens the attempt: answers and verdicts
+        memory.find_element(By.CSS_SELECTOR, ".memory-list a").click()
+        testing.wait_for(driver, lambda d: "/history/" in d.current_url, "the row did not open the attempt")
+        part_a = driver.find_element(By.ID, "attempt-part-a")
+        assert part_a.find_element(By.CSS_SELECTOR, ".attempt-answer code").text == "0"
+        assert part_a.find_element(By.CSS_SELECTOR, ".badge").text == "Incorrect"
+        assert "Yes" in driver.find_element(By.ID, "attempt-part-b").find_element(By.CSS_SELECTOR, ".attempt-options").text
+        assert "0 / 2" in driver.find_element(By.ID, "attempt-score").text
+
+        # a second answer without a reload: the block shows both
+        testing.open_question(driver, live, QID, 4)
+        _submit(driver, lm.right_answers(4)["a"])
+        testing.wait_for(driver, lambda d: "2 attempts" in d.find_element(By.ID, "learner-memory").text,
+                         "the second attempt did not appear")
+        assert "Best: 2 / 2" in driver.find_element(By.ID, "learner-memory").text
+
+        # History: the rows open their attempts, in local time too
+        driver.get(f"{live}/history")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#history-table a.attempt-open")
+        assert len(rows) == 2
+        testing.wait_for(driver, lambda d: all(t.get_attribute("data-local") == "1"
+                                               for t in d.find_elements(By.CSS_SELECTOR, "time.local-time")),
+                         "History times not localised")
+        rows[0].click()
+        testing.wait_for(driver, lambda d: "/history/" in d.current_url, "the History row did not open")
+        assert driver.find_element(By.ID, "attempt-part-a").get_attribute("data-status") == "correct"
