@@ -13,7 +13,7 @@ from ..db import get_session
 from ..errors import ServiceError
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
-from ..learning import pagekit
+from ..learning import attempt_view, pagekit
 from ..services import attempts, questions
 from . import draw, store, timing
 from ..discover.catalog import tag_names
@@ -188,5 +188,17 @@ def report():
         title = (row["title"].get(lang) or row["title"].get("en") or row["id"]) if row else item["qid"]
         sol = solution_view(row["data"], item["variant"], lang) if row else {}
         rows.append({**item, "title": title, "worked_html": render_markdown(sol.get("worked") or ""),
-                     "key_points_html": [render_markdown(k) for k in sol.get("key_points") or []]})
+                     "key_points_html": [render_markdown(k) for k in sol.get("key_points") or []],
+                     "view": _attempt(item.get("attempt"), lang)})
     return render_template("mock/report.html", lang=lang, items=rows, summary=draw.report(state["items"]))
+
+
+def _attempt(attempt_id: str | None, lang: str) -> dict[str, Any] | None:
+    """The answers given to one item of the interview and each part's verdict (as History shows an attempt,
+    :mod:`quizapp.learning.attempt_view`); None for a skipped item."""
+    if not attempt_id:
+        return None
+    try:
+        return attempt_view.attempt_page(get_session(), attempt_id, current_learner_id(), lang)
+    except ServiceError:  # an attempt since deleted with its account: the report keeps its score only
+        return None
