@@ -1,7 +1,8 @@
 """The account API under ``/api/v1/account`` (JSON; every error is the usual envelope naming the field).
 
     POST   /api/v1/account/signup          {email, password} -> 201, signed in (session cookie)
-    POST   /api/v1/account/login           {email, password} -> 200 | 401 | 429 (throttled)
+    POST   /api/v1/account/login           {email, password, remember?} -> 200 | 401 | 429 (throttled);
+                                           remember: true keeps the sign-in across browser restarts
     POST   /api/v1/account/logout          -> 200
     GET    /api/v1/account                 the signed-in account (session or personal token)
     DELETE /api/v1/account                 {password} -> 200: the account and its attempts are removed
@@ -53,23 +54,25 @@ def _account_id(*, session_only: bool = False) -> str:
     return learner_id
 
 
-def _credentials() -> tuple[object, object]:
+def _credentials(*, remember: bool = False) -> tuple[object, object, bool]:
+    """``email``, ``password`` and, at sign-in, the optional ``remember`` (a boolean, default false)."""
     body = json_body()
-    check_unknown(body, {"email", "password"})
-    return field(body, "email", str), field(body, "password", str)
+    check_unknown(body, {"email", "password", "remember"} if remember else {"email", "password"})
+    keep = field(body, "remember", bool, required=False) if remember else None
+    return field(body, "email", str), field(body, "password", str), bool(keep)
 
 
 @bp.post("/signup")
 def signup():
-    email, password = _credentials()
+    email, password, _ = _credentials()
     learner_id = flows.sign_up(email, password)
     return ok(service.account_view(service.account_of(get_session(), learner_id)), 201)
 
 
 @bp.post("/login")
 def login():
-    email, password = _credentials()
-    result = flows.sign_in(email, password)
+    email, password, remember = _credentials(remember=True)
+    result = flows.sign_in(email, password, remember)
     if result.retry_after:
         resp = envelope(429, "too_many_requests",
                         f"too many failed sign-ins: try again in {result.retry_after} s", "password",
@@ -141,7 +144,7 @@ def revoke_token(token_id: int):
 @bp.get("/export")
 def export():
     learner_id = _account_id()
-    fmt = request.args.get("format", "json")
+    fmt = request.args.get("format") or "json"  # an empty value is no value (the document's allowEmptyValue)
     if fmt not in ("json", "csv"):
         raise ValidationError("format must be json or csv", "format")
     data = service.export(get_session(), learner_id)

@@ -23,11 +23,13 @@ class SignIn:
     retry_after: int = 0  # > 0: throttled, no password was checked
 
 
-def _start_session(learner_id: str) -> None:
+def _start_session(learner_id: str, remember: bool = False) -> None:
+    """Sign ``learner_id`` in on a new server-side session; ``remember``: also Flask-Login's remember cookie
+    (the same ``<learner id>:<session id>``), so the sign-in outlives a browser restart (opt-in)."""
     db = get_session()
     account = db.get(LearnerAccount, learner_id)
     session.pop("csrf", None)  # a fresh CSRF token for the signed-in session
-    login_user(AccountUser(account, service.open_session(db, learner_id)), remember=False)
+    login_user(AccountUser(account, service.open_session(db, learner_id)), remember=bool(remember))
     csrf_token()
     g._learner_id = learner_id
     g._learner_via = "session"
@@ -39,7 +41,7 @@ def sign_up(email, password) -> str:
     return learner_id
 
 
-def sign_in(email, password) -> SignIn:
+def sign_in(email, password, remember: bool = False) -> SignIn:
     db = get_session()
     key = email if isinstance(email, str) else ""
     attempt = throttle.begin(db, "learner:" + key.strip().lower(), request.remote_addr,
@@ -54,7 +56,7 @@ def sign_in(email, password) -> SignIn:
     cookie = cookie_learner_id()
     if cookie:
         service.merge_learner(db, cookie, learner_id)
-    _start_session(learner_id)
+    _start_session(learner_id, remember)
     return SignIn(learner_id=learner_id)
 
 

@@ -8,10 +8,13 @@ bearer header that is malformed, unknown or revoked is a 401 on the endpoints th
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flask import Flask, current_app, g, request
 from flask_login import LoginManager, UserMixin, current_user
 from itsdangerous import BadSignature
 
+from ..config import SIGN_IN_MAX_DAYS
 from ..db import get_session
 from ..models import LearnerAccount
 from . import service
@@ -26,7 +29,12 @@ login_manager = LoginManager()
 
 class AccountUser(UserMixin):
     """The signed-in account of one server-side session: Flask-Login keeps ``<learner id>:<session id>`` in
-    the signed cookie, and the session must still exist (signing out deletes it)."""
+    the signed cookie, and the session must still exist (signing out deletes it).
+
+    "Remember me" (opt-in at sign-in) makes Flask-Login also set its remember cookie, which carries the same
+    ``get_id()`` (HMAC-signed, with no expiry of its own): when the browser comes back without its session
+    cookie, the loader below gets that id and the same checks apply, so a remembered cookie stops working
+    at sign-out, at account deletion, and once the session is older than ``REMEMBER_COOKIE_DURATION``."""
 
     def __init__(self, account: LearnerAccount, sid: str):
         self.id = account.learner_id
@@ -43,10 +51,16 @@ def _load_user(user_id: str):
         return None
     learner_id, _, sid = user_id.partition(":")
     db = get_session()
-    if not sid or not service.session_is_open(db, sid, learner_id):
-        return None  # signed out (or a cookie from before sessions were kept): anonymous again
+    if not sid or not service.session_is_open(db, sid, learner_id, max_age_s=max_age_s()):
+        return None  # signed out, too old (or a cookie from before sessions were kept): anonymous again
     account = db.get(LearnerAccount, learner_id)
     return AccountUser(account, sid) if account is not None else None
+
+
+def max_age_s() -> float:
+    """Seconds a sign-in lasts at most: the remember cookie's lifetime (``quizapp.config.SIGN_IN_MAX_DAYS``)."""
+    duration = current_app.config.get("REMEMBER_COOKIE_DURATION", SIGN_IN_MAX_DAYS * 24 * 3600)
+    return duration.total_seconds() if isinstance(duration, timedelta) else float(duration)
 
 
 def current_sid() -> str | None:
@@ -66,9 +80,12 @@ def _identify() -> None:
             g._learner_via = "token"
             g._learner_token_id = principal.token_id
             return
-    if _may_be_signed_in() and current_user.is_authenticated:
-        g._learner_id = current_user.id
-        g._learner_via = "session"
+    if _may_be_signed_in():
+        if current_user.is_authenticated:
+            g._learner_id = current_user.id
+            g._learner_via = "session"
+        elif current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token") in request.cookies:
+            g._remember_refused = True
 
 
 def _may_be_signed_in() -> bool:
@@ -90,7 +107,22 @@ def setup(app: Flask) -> None:
         return
     login_manager.init_app(app)
     login_manager.session_protection = "basic"
+    # the remember cookie is never less guarded than the session cookie (a test or deployment may set only
+    # SESSION_COOKIE_SECURE when it creates the app)
+    app.config["REMEMBER_COOKIE_SECURE"] = bool(app.config.get("REMEMBER_COOKIE_SECURE")
+                                                or app.config.get("SESSION_COOKIE_SECURE"))
     app.before_request(_identify)
+    app.after_request(_forget_refused_remember)
+
+
+def _forget_refused_remember(response):
+    """A remember cookie whose session was closed (or is too old) is deleted: it would be looked up again on
+    every request, and it signs nobody in."""
+    name = current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")
+    if g.get("_remember_refused") and not g.get("_learner_via"):
+        response.delete_cookie(name, path=current_app.config.get("REMEMBER_COOKIE_PATH", "/"),
+                               domain=current_app.config.get("REMEMBER_COOKIE_DOMAIN"))
+    return response
 
 
 def cookie_learner_id() -> str | None:

@@ -47,20 +47,26 @@ def signup():
     return redirect(url_for("learning.history_page"))
 
 
+def _login_page(**values) -> str:
+    """The sign-in page; it names how long "Remember me" lasts (``REMEMBER_COOKIE_DURATION``, in days)."""
+    return render_template("learner/login.html", remember_days=round(identity.max_age_s() / 86400), **values)
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if request.method == "GET":
-        return render_template("learner/login.html", error=None, email="")
+        return _login_page(error=None, email="")
     email = request.form.get("email", "")
-    result = flows.sign_in(email, request.form.get("password", ""))
+    remember = request.form.get("remember") == "1"
+    result = flows.sign_in(email, request.form.get("password", ""), remember)
     if result.retry_after:
-        resp = current_app.make_response((render_template(
-            "learner/login.html", email=email,
+        resp = current_app.make_response((_login_page(
+            email=email, remember=remember,
             error=_("Too many failed sign-ins: try again in %(n)s seconds.", n=result.retry_after)), 429))
         resp.headers["Retry-After"] = str(result.retry_after)
         return resp
     if result.learner_id is None:
-        return render_template("learner/login.html", email=email, error=_("Wrong email or password.")), 401
+        return _login_page(email=email, remember=remember, error=_("Wrong email or password.")), 401
     return redirect(url_for("learning.history_page"))
 
 

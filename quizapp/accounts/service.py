@@ -14,6 +14,7 @@ import io
 import re
 import secrets
 import uuid
+from datetime import datetime, timezone
 from typing import Any
 import json
 
@@ -190,9 +191,16 @@ def open_session(session: Session, learner_id: str) -> str:
     return sid
 
 
-def session_is_open(session: Session, sid: str, learner_id: str) -> bool:
+def session_is_open(session: Session, sid: str, learner_id: str, max_age_s: float | None = None) -> bool:
+    """Whether ``sid`` is a signed-in session of ``learner_id`` that was not closed and, given ``max_age_s``,
+    began at most that many seconds ago (a remembered sign-in's cookie has no expiry the server can read)."""
     row = session.get(SignedInSession, sid)
-    return row is not None and row.learner_id == learner_id
+    if row is None or row.learner_id != learner_id:
+        return False
+    if max_age_s is None or row.created_at is None:
+        return True
+    began = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
+    return (datetime.now(timezone.utc) - began).total_seconds() <= max_age_s
 
 
 def close_session(session: Session, sid: str | None) -> None:

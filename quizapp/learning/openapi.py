@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 from checkers.bank.schema import LEVELS
 
+from ..config import SIGN_IN_MAX_DAYS
+
 
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -99,6 +101,15 @@ SCHEMAS: dict[str, Any] = {
     "Credentials": {"type": "object", "required": ["email", "password"], "properties": {
         "email": {"type": "string", "format": "email", "maxLength": 254},
         "password": {"type": "string", "minLength": 10, "maxLength": 1024}}, "additionalProperties": False},
+    "SignIn": {"type": "object", "required": ["email", "password"], "properties": {
+        "email": {"type": "string", "format": "email", "maxLength": 254},
+        "password": {"type": "string", "minLength": 10, "maxLength": 1024},
+        "remember": {"type": "boolean", "default": False, "description": (
+            "Remember me on this device (opt-in): also sets Flask-Login's remember cookie (HttpOnly, SameSite=Lax, "
+            "Secure like the session cookie), so the sign-in outlives a browser restart, for at most "
+            f"REMEMBER_COOKIE_DURATION ({SIGN_IN_MAX_DAYS} days by default) or until sign-out, which ends it on "
+            "the server")}},
+        "additionalProperties": False},
     "Account": {"type": "object", "properties": {
         "learner_id": {"type": "string"}, "email": {"type": "string"},
         "created_at": {"type": "string", "format": "date-time"},
@@ -157,7 +168,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "responses": {"201": _json(_ref("Account"), "Created"), **_errors(409, *BODY, 500)}}},
     "/api/v1/account/login": {"post": {
         "summary": "Sign in (throttled); this browser's attempts move to the account", "operationId": "signIn",
-        "requestBody": _body(_ref("Credentials")),
+        "requestBody": _body(_ref("SignIn")),
         "responses": {"200": _json(_ref("Account")), **_errors(401, *BODY, 429, 500)}}},
     "/api/v1/account/logout": {"post": {
         "summary": "Sign out", "operationId": "signOut",
