@@ -107,10 +107,13 @@ def walk_step(direction: str):
 
 @bp.get("/continue")
 def continue_():
-    qid = walk.continue_target(get_session(), current_learner_id())
-    if qid is None:
-        return redirect(url_for("discover.find"), code=303)
-    return redirect(url_for("web.question", qid=qid), code=303)
+    """Back to the question last worked on at the same variant (or the next one not mastered); without
+    any attempt, or with everything mastered, a page that says so instead of silently opening a question."""
+    place = walk.continue_place(get_session(), current_learner_id())
+    if place.reason in ("latest", "next"):
+        args = {"variant": place.variant} if place.variant is not None else {}
+        return redirect(url_for("web.question", qid=place.qid, **args), code=303)
+    return render_template("discover/continue.html", lang=current_lang(), place=place)
 
 
 @bp.app_context_processor

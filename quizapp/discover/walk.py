@@ -9,11 +9,14 @@ attempt per question (:func:`quizapp.services.attempts.last_results`): ``new`` (
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Any, Mapping
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..errors import ValidationError
+from ..models import Attempt
 from ..services import attempts, questions
 from . import index
 from .text import QUERY_MAX_CHARS
@@ -96,20 +99,43 @@ def pick_random(rows: list[dict[str, Any]], current: str | None) -> dict[str, An
     return pool[secrets.randbelow(len(pool))] if pool else None
 
 
-def continue_target(session: Session, learner_id: str | None) -> str | None:
-    """Where the learner left off: the question of their latest attempt while it is not mastered, else the
-    first question after it (in the whole bank's order) that is not mastered; the first new question
-    for a learner without attempts; ``None`` when everything is mastered."""
+@dataclass(frozen=True)
+class Place:
+    """Where "Continue" leads: a question, the variant to reopen (``None``: a question not tried yet, at a
+    fresh variant), and why (``latest``: the latest attempt's question, not yet right; ``next``: the first
+    question after it that is not mastered; ``first``: no attempts yet, the bank's first question;
+    ``done``: every question is mastered, ``qid`` is ``None``)."""
+
+    qid: str | None
+    variant: int | None
+    reason: str
+
+
+def continue_place(session: Session, learner_id: str | None) -> Place:
+    """Where the learner left off: the question of their latest attempt, **at that attempt's variant**, while it
+    is not mastered; else the first question after it (in the whole bank's order) that is not mastered; the
+    first question for a learner without attempts; ``done`` when everything is mastered."""
     rows = questions.list_questions(session)
     status, recent = statuses(session, learner_id)
-    if not rows:
-        return None
     ids = [r["id"] for r in rows]
     last = next((qid for qid in recent if qid in ids), None)
     if last is not None and status.get(last) != "mastered":
-        return last
+        return Place(last, _latest_variant(session, learner_id, last), "latest")
     start = ids.index(last) + 1 if last is not None else 0
     for qid in ids[start:] + ids[:start]:
         if status.get(qid) != "mastered":
-            return qid
-    return None
+            return Place(qid, None, "next" if last is not None else "first")
+    return Place(None, None, "done")
+
+
+def _latest_variant(session: Session, learner_id: str | None, qid: str) -> int | None:
+    """The variant of the learner's latest counted attempt at ``qid`` (the one its status comes from)."""
+    stmt = (select(Attempt.variant)
+            .where(Attempt.learner_id == learner_id, Attempt.question_id == qid, Attempt.counted.is_(True))
+            .order_by(Attempt.created_at.desc()).limit(1))
+    return session.scalar(stmt)
+
+
+def continue_target(session: Session, learner_id: str | None) -> str | None:
+    """The question of :func:`continue_place` (``None`` when everything is mastered)."""
+    return continue_place(session, learner_id).qid
