@@ -11,6 +11,11 @@
 //
 // Keyboard: Tab indents and Shift-Tab dedents (indentWithTab); pressing Escape first makes the next Tab
 // move focus out of the editor (CodeMirror's tab-focus mode), so the editor is never a keyboard trap.
+//
+// The bundle loads after the page, so a learner may already be typing in the plain textarea when the
+// editor replaces it: the focus and the caret (or selection) then move into the editor. Left on the
+// hidden textarea, the focus fell back to the page, and the next Tab went to another control instead of
+// indenting.
 
 import { EditorState } from "@codemirror/state";
 import {
@@ -33,7 +38,17 @@ const theme = EditorView.theme({
   ".cm-gutters": { backgroundColor: "#f4f5f7", borderRight: "1px solid #dde0e6", color: "#6b7280" },
 });
 
+// The textarea's selection as a CodeMirror selection (clamped to the text), when it has the focus.
+function selectionOf(textarea) {
+  if (document.activeElement !== textarea) return null;
+  const length = textarea.value.length;
+  const clamp = (n) => Math.max(0, Math.min(length, typeof n === "number" ? n : length));
+  const [from, to] = [clamp(textarea.selectionStart), clamp(textarea.selectionEnd)];
+  return textarea.selectionDirection === "backward" ? { anchor: to, head: from } : { anchor: from, head: to };
+}
+
 function mount(textarea, options = {}) {
+  const selection = selectionOf(textarea);
   const attrs = { "aria-multiline": "true" };
   if (options.label) attrs["aria-label"] = options.label;
   if (options.description) attrs["aria-description"] = options.description;
@@ -46,6 +61,7 @@ function mount(textarea, options = {}) {
     parent: shadow,
     state: EditorState.create({
       doc: textarea.value,
+      selection: selection || undefined,
       extensions: [
         lineNumbers(), highlightActiveLineGutter(), highlightActiveLine(), drawSelection(), history(),
         indentOnInput(), bracketMatching(), indentUnit.of("    "), EditorState.tabSize.of(4),
@@ -66,6 +82,7 @@ function mount(textarea, options = {}) {
   textarea.insertAdjacentElement("afterend", host);
   view.dom.classList.add("code-editor");
   textarea.quizEditor = view;
+  if (selection) view.focus();  // the learner was typing in the textarea: carry on in the editor
   return {
     view,
     host,
