@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, redirect, request, url_for
 
-from .i18n import gettext as _
+from .i18n import gettext as _, page_path
 from .safe_redirect import safe_next
 
 bp = Blueprint("appearance", __name__)
@@ -47,6 +47,7 @@ def _helpers() -> dict[str, Any]:
     def theme_switch() -> dict[str, str]:
         theme = current_theme()
         label = {"": _("Colours: as the system"), "dark": _("Colours: dark"), "light": _("Colours: light")}[theme]
-        path = request.full_path.rstrip("?") if request.method == "GET" else url_for("web.home")
+        # the page as shown: a question at a variant drawn for this visit comes back at that variant
+        path = page_path() if request.method == "GET" else url_for("web.home")
         return {"theme": theme, "label": label, "url": url_for("appearance.switch", theme=CYCLE[theme], next=path)}
     return {"theme_switch": theme_switch}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from babel.support import NullTranslations
-from flask import Flask, g, has_app_context, request
+from flask import Flask, g, has_app_context, request, url_for
 from flask_babel import Babel, force_locale, get_locale, get_translations
 from jinja2 import pass_context
 from markupsafe import Markup
@@ -135,6 +135,26 @@ def switch_label(code: str) -> str:
         return gettext("Switch to %(language)s", language=NATIVE_NAMES[code])
 
 
+def set_page_args(**args: Any) -> None:
+    """Name the page actually shown when the request's query does not: a question page served at a variant
+    drawn for this visit (a first visit, or "New variant" with ``?prev=``) names it as ``variant=N``, so that
+    the language and colour links reopen that variant instead of drawing another one."""
+    g._quiz_page_args = {key: str(value) for key, value in args.items()}
+
+
+def page_args() -> dict[str, str]:
+    """The query arguments naming the current page: those :func:`set_page_args` gave, else the request's."""
+    chosen = g.get("_quiz_page_args")
+    return dict(chosen) if chosen is not None else request.args.to_dict()
+
+
+def page_path() -> str:
+    """The current page's path and query as a link back to it (:func:`page_args` when they were set)."""
+    if g.get("_quiz_page_args") is None or not request.endpoint:
+        return request.full_path.rstrip("?")
+    return url_for(request.endpoint, **(request.view_args or {}), **page_args())
+
+
 def template_helpers() -> dict[str, Any]:
     return {"lang": current_lang(), "all_langs": LANGS, "other_langs": other_langs, "switch_label": switch_label,
             "native_name": NATIVE_NAMES.__getitem__, "html_lang": HTML_LANG.__getitem__}
@@ -200,4 +220,5 @@ def init_app(app: Flask) -> None:
 
 
 __all__ = ["LANGS", "LANG_COOKIE", "Message", "N_", "api_lang", "current_lang", "force_locale", "gettext",
-           "in_language", "init_app", "note_body_lang", "page_lang", "remember_lang", "text"]
+           "in_language", "init_app", "note_body_lang", "page_args", "page_lang", "page_path", "remember_lang",
+           "set_page_args", "text"]

@@ -218,6 +218,61 @@
     return text ? text : undefined;
   }
 
+  // ------------------------------------------------------------------ unsent answers kept in the tab
+  // Typed answers are kept per question and variant in sessionStorage (this tab only, gone when it closes),
+  // so that a language or colour switch, which reloads the page at the same variant, keeps them; a submitted
+  // attempt clears them. Code parts keep their own drafts (checkers/kinds/code/kind.js).
+  var KEEP_KEY = 'quiz-answers:' + cfg.qid + ':' + cfg.variant;
+
+  function keptControls() {
+    var fields = form.querySelectorAll('fieldset.part input, fieldset.part textarea, fieldset.part select');
+    return Array.prototype.filter.call(fields, function (c) {
+      return c.id && !c.classList.contains('answer-code') && !c.closest('.code-widget') &&
+        ['button', 'submit', 'reset', 'hidden', 'file'].indexOf(c.type) < 0;
+    });
+  }
+
+  function keptStore() { try { return window.sessionStorage; } catch (e) { return null; } }
+
+  function saveAnswers() {
+    var store = keptStore();
+    if (!store) { return; }
+    var values = {};
+    var any = false;
+    keptControls().forEach(function (c) {
+      var v = (c.type === 'checkbox' || c.type === 'radio') ? c.checked : c.value;
+      if (v !== '' && v !== false) { values[c.id] = v; any = true; }
+    });
+    try {
+      if (any) { store.setItem(KEEP_KEY, JSON.stringify(values)); } else { store.removeItem(KEEP_KEY); }
+    } catch (e) { /* storage full or off: the page works without it */ }
+  }
+
+  function restoreAnswers() {
+    var store = keptStore();
+    var raw = null;
+    try { raw = store && store.getItem(KEEP_KEY); } catch (e) { raw = null; }
+    if (!raw) { return; }
+    var values;
+    try { values = JSON.parse(raw); } catch (e) { return; }
+    if (!values || typeof values !== 'object') { return; }
+    keptControls().forEach(function (c) {
+      if (!Object.prototype.hasOwnProperty.call(values, c.id)) { return; }
+      var v = values[c.id];
+      if (c.type === 'checkbox' || c.type === 'radio') { c.checked = v === true; }
+      else if (typeof v === 'string') { c.value = v; }
+    });
+    root.setAttribute('data-restored', '1');
+  }
+
+  function forgetAnswers() {
+    var store = keptStore();
+    try { if (store) { store.removeItem(KEEP_KEY); } } catch (e) { /* nothing kept */ }
+  }
+
+  form.addEventListener('input', saveAnswers);
+  form.addEventListener('change', saveAnswers);
+
   // ------------------------------------------------------------------ preview
   function showError(preview, err, source) {
     clear(preview);
@@ -542,6 +597,7 @@
     postJSON(apiUrl('/attempts'), { variant: cfg.variant, answers: answers }).then(function (res) {
       submitBtn.disabled = false;
       if (res.status === 201 && res.data) {
+        forgetAnswers();  // recorded: nothing unsent to keep
         formStatus.textContent = '';
         graded = true;
         submitBtn.textContent = T('try_again');
@@ -570,7 +626,7 @@
     root.setAttribute('data-solution', p.solution_available ? p.solution_reason : 'hidden');
     if (p.solution_available) {
       triesEl.textContent = T(REASONS[p.solution_reason] || 'solution');
-      if (showSolutionBtn) { showSolutionBtn.hidden = true; }
+      if (showSolutionBtn) { showSolutionBtn.hidden = true; closeConfirm(false); }
     } else if (p.tries_used > 0) {
       triesEl.textContent = T('tries_left', { n: p.tries_left }) +
         (form.querySelector('.hint-btn:not([disabled])') ? ' ' + T('tries_left_hint') : '');
@@ -624,8 +680,37 @@
     });
   });
 
-  if (showSolutionBtn) {
+  // "Show solution" asks first (it is recorded and brings the question back for review): the button opens
+  // a small confirmation under it, whose "Yes, show it" takes the focus; "Cancel" or Escape closes it.
+  var confirmBox = document.getElementById('solution-confirm');
+  var confirmYes = document.getElementById('solution-confirm-yes');
+  var confirmNo = document.getElementById('solution-confirm-no');
+
+  function closeConfirm(refocus) {
+    if (!confirmBox || confirmBox.hidden) { return; }
+    confirmBox.hidden = true;
+    if (showSolutionBtn) { showSolutionBtn.setAttribute('aria-expanded', 'false'); }
+    if (refocus && showSolutionBtn && !showSolutionBtn.hidden) { showSolutionBtn.focus(); }
+  }
+
+  if (showSolutionBtn && confirmBox && confirmYes) {
+    showSolutionBtn.setAttribute('aria-expanded', 'false');
+    showSolutionBtn.setAttribute('aria-controls', 'solution-confirm');
     showSolutionBtn.addEventListener('click', function () {
+      confirmBox.hidden = false;
+      showSolutionBtn.setAttribute('aria-expanded', 'true');
+      confirmYes.focus();
+    });
+    if (confirmNo) { confirmNo.addEventListener('click', function () { closeConfirm(true); }); }
+    confirmBox.addEventListener('keydown', function (ev) {
+      if (ev.key === 'Escape') { ev.preventDefault(); closeConfirm(true); }
+    });
+  }
+
+  var solutionTrigger = confirmYes || showSolutionBtn;
+  if (showSolutionBtn && solutionTrigger) {
+    solutionTrigger.addEventListener('click', function () {
+      closeConfirm(false);
       showSolutionBtn.disabled = true;
       postJSON(withLang(cfg.api + '/questions/' + encodeURIComponent(cfg.qid) + '/solution'),
                { variant: cfg.variant }).then(function (res) {
@@ -683,6 +768,7 @@
     });
   }
 
+  restoreAnswers();  // before the kinds start and the previews run on what is in the fields
   loadScripts(Array.isArray(cfg.kind_scripts) ? cfg.kind_scripts : [], function () {
     Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
       var hooks = hooksOf(fs);

@@ -21,7 +21,7 @@ from ..discover.catalog import tag_label
 from ..ascii_int import parse_ascii_uint
 from ..kind_assets import kind_scripts
 from . import bp, data
-from quizapp.i18n import gettext
+from quizapp.i18n import gettext, page_args, set_page_args
 from quizapp.practice import inputhelp, policy
 import checkers.bank as bank
 
@@ -54,7 +54,7 @@ def _template_helpers() -> dict[str, Any]:
 
 
 def _lang_switch_url(code: str) -> str:
-    args = request.args.to_dict()
+    args = page_args()  # a variant drawn for this visit is kept (quizapp.i18n.set_page_args)
     args["lang"] = code
     endpoint = request.endpoint or "web.home"
     if not endpoint.startswith("web.") or endpoint == "web.static":
@@ -190,6 +190,7 @@ def question(qid: str):
         while seed == prev:
             seed = secrets.randbelow(vmax)
         address = url_for("web.question", qid=qid, variant=seed)
+        set_page_args(variant=seed)  # the header's language and colour links reopen this variant
     page = _page_view(row, seed, lang)
     page = dict(page, tries=policy.tries_allowed(row["data"]))
     config = {

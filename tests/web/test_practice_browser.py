@@ -87,6 +87,7 @@ def test_show_solution_reveals_it(practice_server, practice_browser):
     solution = driver.find_element(By.ID, "solution")
     assert not solution.is_displayed()
     _click(driver, "show-solution")
+    _click(driver, "solution-confirm-yes")  # it asks first (tests/web/test_lost_work_browser.py)
     _wait(driver, lambda d: solution.is_displayed(), "Show solution did not show it")
     assert "Key points" in solution.text
     assert "asked for the solution" in driver.find_element(By.ID, "tries").text

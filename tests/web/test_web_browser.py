@@ -167,6 +167,7 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
         show = driver.find_element(By.ID, "show-solution")
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", show)
         show.click()
+        driver.find_element(By.ID, "solution-confirm-yes").click()  # it asks first
         _wait(driver, lambda d: solution.is_displayed(), "Show solution did not show it")
     text = solution.text
     assert "Solution" in text and "Key points" in text and "Expected answers" in text
