@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from flask import Blueprint, Response, abort, request, url_for
+from markupsafe import Markup
 from checkers.bank import VARIANT_MAX, params_for
 
 from ..ascii_int import parse_ascii_uint
@@ -71,6 +72,8 @@ def _helpers() -> dict[str, Any]:
             return None
         figure = found[0]
         return {"url": url_for("figures.figure_svg", qid=qid, variant=variant, lang=current_lang()),
+                # drawn inline, so that quiz.css colours it in the page's scheme (its text is escaped)
+                "svg": Markup(render(figure.chart, label=figure.alt)),
                 "alt": figure.alt, "title": figure.chart.title, "summary": figure.chart.description,
                 "columns": figure.columns, "rows": figure.rows}
     return {"figure_for": figure_for}

@@ -89,5 +89,5 @@ def test_route_and_question_page(fig_app):
                 "/questions/bon-kl/figure.svg?variant=99999999", "/questions/nope/figure.svg?variant=1"):
         assert client.get(bad).status_code == 404, bad
     page = client.get("/questions/bon-kl?variant=7").get_data(as_text=True)
-    assert 'src="/questions/bon-kl/figure.svg?variant=7' in page and 'id="q-figure"' in page
-    assert 'alt="' in page.split('id="q-figure"')[1].split("</figure>")[0]
+    assert 'data-src="/questions/bon-kl/figure.svg?variant=7' in page and 'id="q-figure"' in page
+    assert 'role="img" aria-label="' in page.split('id="q-figure"')[1].split("</figure>")[0]  # drawn inline
