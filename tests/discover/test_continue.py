@@ -39,3 +39,22 @@ def test_continue_without_history_says_so(discover_app):
     assert '<a class="btn btn-primary" href="/questions/disc-clip-by-hand" id="continue-first">' in page
     zh = client.get("/continue?lang=zh").get_data(as_text=True)
     assert "你还没有回答过任何题目" in zh and "从第一题开始" in zh
+
+
+def test_continue_when_everything_is_mastered_says_so(discover_app):
+    import bank_fixture
+    from checkers.bank import params_for
+    from checkers.params import resolve_value
+
+    client = discover_app.test_client()
+    for question in bank_fixture.QUESTIONS:
+        # right answers: 2p from the engine's own parameter resolution for this variant, and "no"
+        value = resolve_value(question["parts"][0]["expected"], params_for(question, 5))
+        resp = client.post(f"/api/v1/questions/{question['id']}/attempts",
+                           json={"variant": 5, "answers": {"a": repr(float(value)), "b": "no"}})
+        assert resp.status_code == 201 and resp.get_json()["score"] == resp.get_json()["max_score"]
+    resp = client.get("/continue?lang=en")
+    assert resp.status_code == 200
+    page = resp.get_data(as_text=True)
+    assert 'data-reason="done"' in page and "Every question is mastered" in page
+    assert 'id="continue-first"' not in page
