@@ -8,6 +8,7 @@ added. The tables come from migration 0006 and are not ORM models.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Mapping
 
 from sqlalchemy import select, text
@@ -54,10 +55,41 @@ def _indexed_ids(session: Session) -> set[int]:
     return {int(r[0]) for r in session.execute(text(f"SELECT {column} FROM {TABLE}"))}
 
 
+#: The databases (by URL) whose stored bodies this process has compared with what :func:`document_for`
+#: makes now: once per process, so that a change of the tokens (Greek letters as names) or of the tag
+#: names reaches rows indexed before it, without a migration.
+_BODIES_CHECKED: set[str] = set()
+_BODIES_LOCK = threading.Lock()
+
+
+def _refresh_bodies(session: Session, published: Mapping[int, QuestionVersion],
+                    tag_names: Mapping[str, Mapping[str, str]]) -> int:
+    """Rewrite the indexed rows whose body is not what :func:`document_for` makes now; how many changed."""
+    url = str(session.get_bind().url)
+    with _BODIES_LOCK:
+        if url in _BODIES_CHECKED:
+            return 0
+        _BODIES_CHECKED.add(url)
+    key = "rowid" if _dialect(session) == "sqlite" else "version_id"
+    stored = {int(r[0]): r[1] for r in session.execute(text(f"SELECT {key}, body FROM {TABLE}"))}
+    changed = 0
+    for vid, body in stored.items():
+        version = published.get(vid)
+        if version is None:
+            continue
+        fresh = document_for(version.data, tag_names)
+        if fresh != body:
+            session.execute(text(f"UPDATE {TABLE} SET body = :b WHERE {key} = :v"), {"b": fresh, "v": vid})
+            changed += 1
+    session.commit()
+    return changed
+
+
 def sync(session: Session, tag_names: Mapping[str, Mapping[str, str]]) -> int:
     """Bring the index in step with the published versions; returns how many rows changed."""
     published = {v.id: v for v in session.scalars(
         select(QuestionVersion).where(QuestionVersion.status == "published"))}
+    _refresh_bodies(session, published, tag_names)
     indexed = _indexed_ids(session)
     stale = indexed - set(published)
     missing = [published[i] for i in sorted(set(published) - indexed)]

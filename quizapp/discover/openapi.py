@@ -17,7 +17,9 @@ SCHEMAS: dict[str, Any] = {
         "questions": {"type": "array", "items": {"type": "object", "properties": {
             "id": {"type": "string"}, "ref": {"type": ["string", "null"]}, "level": {"type": "string"},
             "title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
-            "status": {"type": "string", "enum": ["new", "wrong", "mastered"]}}}},
+            "status": {"type": "string", "enum": ["new", "wrong", "mastered"]},
+            "matched": {"type": "array", "items": {"type": "string", "enum": ["title", "prompt", "topic", "id"]},
+                        "description": "with q only: the fields that hold a search term"}}}},
         "total": {"type": "integer"},
         "filter": {"type": "object", "additionalProperties": {"type": "string"}}}},
 }
@@ -26,7 +28,8 @@ PATHS: dict[str, Any] = {
     "/api/v1/search": {"get": {
         "summary": "Search questions (titles, prompts, tags; English and Chinese) and filter them",
         "description": "Every term must match: a Latin word as a prefix, a Chinese word as a run of adjacent "
-                       "characters. Without q, the filtered list in level / tutorial order. status is the "
+                       "characters; a Greek letter matches as its name (β, \\beta and beta alike). Without q, the "
+                       "filtered list in level / tutorial order. status is the "
                        "caller's: new (never answered), wrong (latest attempt below full marks), mastered.",
         "parameters": [
             _q("q", {"type": "string", "maxLength": 200}, "search words"),

@@ -4,6 +4,10 @@ Neither engine segments Chinese words, so every CJK character becomes a token of
 query word becomes a phrase of its characters, adjacent and in order. Latin words are
 lower-cased ``[a-z0-9]+`` tokens matched as prefixes (``clip`` finds ``clipped``). Queries are built from
 these tokens only, so no operator or quote of the engine's query language can come from the learner.
+
+A Greek letter is the token of its English name, whichever way it is written: ``β``, ``\beta`` (in the
+prompts' LaTeX) and ``beta`` are the same token, so a learner typing any of them finds the others
+(``\varepsilon`` and ``ϵ`` are ``epsilon``; capitals are their letter's name).
 """
 
 from __future__ import annotations
@@ -15,11 +19,29 @@ QUERY_MAX_TERMS = 12
 _TOKEN = re.compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # template placeholders ({{beta}}) and LaTeX commands (\frac) are not words a learner searches for
-_NOISE = re.compile(r"\{\{[^{}]*\}\}|\\[A-Za-z]+")
+_PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+
+GREEK_NAMES = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
+               "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
+# the lower-case letters in alphabet order (ς: final sigma), then the variant forms
+_GREEK_CHARS = dict(zip("αβγδεζηθικλμνξοπρστυφχψω", GREEK_NAMES)) | {
+    "ς": "sigma", "ϵ": "epsilon", "ϑ": "theta", "ϖ": "pi", "ϱ": "rho", "ϕ": "phi", "ϰ": "kappa"}
+_GREEK_TABLE = str.maketrans({c: f" {name} " for c, name in _GREEK_CHARS.items()})
+# \beta, \Gamma, \varepsilon ... (a name not followed by another letter: \etab is not \eta)
+_GREEK_COMMAND = re.compile(r"\\(?:var)?(" + "|".join(GREEK_NAMES) + r")(?![A-Za-z])", re.IGNORECASE)
+
+
+def normalise(text: str) -> str:
+    """``text`` lower-cased with placeholders dropped and every Greek letter (Unicode or LaTeX command)
+    spelt as its name; other LaTeX commands dropped."""
+    text = _PLACEHOLDER.sub(" ", text)
+    text = _GREEK_COMMAND.sub(lambda m: f" {m.group(1).lower()} ", text)
+    return _COMMAND.sub(" ", text).lower().translate(_GREEK_TABLE)
 
 
 def _runs(text: str) -> list[str]:
-    return _TOKEN.findall(_NOISE.sub(" ", text).lower())
+    return _TOKEN.findall(normalise(text))
 
 
 def document(*texts: str) -> str:

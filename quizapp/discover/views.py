@@ -12,7 +12,7 @@ from ..errors import ValidationError
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
 from ..learning import pagekit
-from . import walk
+from . import walk, why
 from .catalog import tag_label, tag_names
 from ..levels import level_label
 from ..rendering import render_inline
@@ -56,7 +56,16 @@ def api_search():
     request_lang()  # a ?lang= outside the documented codes is a 422 naming it
     lang = current_lang()
     rows = walk.matching(get_session(), flt, current_learner_id(), tags)
-    return ok({"questions": [_item(r, lang) for r in rows], "total": len(rows), "filter": flt})
+    return ok({"questions": [_with_why(_item(r, lang), r, flt, tags) for r in rows], "total": len(rows),
+               "filter": flt})
+
+
+def _with_why(item: dict[str, Any], row: dict[str, Any], flt: dict[str, str],
+              tags: dict[str, Any]) -> dict[str, Any]:
+    """With a query: ``matched``, the fields that hold its terms (title, prompt, topic, id)."""
+    if not flt.get("q"):
+        return item
+    return {**item, "matched": why.matched_fields(row.get("data") or {}, flt["q"], tags)}
 
 
 @bp.get("/find")
@@ -70,9 +79,10 @@ def find():
         error, flt = exc, {}
     rows = walk.matching(get_session(), flt, current_learner_id(), tags)
     session[SESSION_KEY] = flt
-    return render_template("discover/find.html", lang=lang, flt=flt, error=error, tags=tags,
+    return (render_template("discover/find.html", lang=lang, flt=flt, error=error, tags=tags,
                            levels=walk.LEVELS, statuses=walk.STATUSES,
-                           items=[_shown(_item(r, lang), lang) for r in rows]), (422 if error else 200)
+                           items=[_shown(_with_why(_item(r, lang), r, flt, tags), lang) for r in rows]),
+                           (422 if error else 200))
 
 
 def _shown(item: dict[str, Any], lang: str) -> dict[str, Any]:
