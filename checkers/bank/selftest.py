@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping
 from .. import grading
 from . import invariants as inv
 from .schema import get_checker
+from .shown import shown_value
 from .variants import params_for, public_view, solution_view
 
 #: Hard limit per graded example, in seconds: the service's default grading time. The self-test judges the
@@ -204,7 +205,8 @@ def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
         return
     if not checker.machine_graded:
         return  # self-assessed: nothing to grade
-    want = _short(value)
+    want = shown_value(value)  # as a person reads it (checkers.bank.shown), never Python's repr
+    want = want if len(want) <= 80 else want[:77] + "..."
     if not ex.correct:
         fail(pid, seed, "no-correct-example", "the checker produced no correct example")
 

@@ -32,6 +32,8 @@ from ..page_view import page_from_public_view
 from ..rendering import render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
 from . import service
+from .expected_view import expected_html
+from .failure_place import failure_field
 from .yamlsafe import parse_yaml
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
@@ -184,6 +186,9 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
             "hints_html": [render_markdown(h) for h in hints.get(p.get("id"), [])],
             "options": p["options"] if isinstance(p.get("options"), list) else [],
         })
+    expected = sol.get("expected") or {}
+    with force_locale(lang):
+        shown = {p["id"]: expected_html(p, expected[p["id"]], lang) for p in page["parts"] if p.get("id") in expected}
     return {
         "seed": seed, "lang": lang, "labels": labels,
         "title_html": page["title_html"], "prompt_html": page["prompt_html"],
@@ -191,7 +196,7 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
         "key_points": [render_markdown(x) for x in sol.get("key_points") or []],
         "pitfalls": [render_markdown(x) for x in sol.get("pitfalls") or []],
         "worked_html": render_markdown(sol.get("worked") or "") if sol.get("worked") else None,
-        "expected": {k: str(v) for k, v in (sol.get("expected") or {}).items()},
+        "expected": shown,
     }
 
 
@@ -216,12 +221,29 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
         data, preview_error = None, f"{exc.field}: {exc.problem}"
     if data is not None:
         preview, preview_error = _preview_or_error(data, seed, lang)
+        report = _placed(report, data, text)
     versions = service.list_versions(get_session(), qid) if qid and version is not None else []
     published = next((v for v in versions if v["status"] == "published"), None)
     return render_template("author/editor.html", qid=qid, text=text, version=version, versions=versions,
                            published=published, report=report, errors=errors or [], preview=preview,
                            preview_error=preview_error, seed=seed, preview_lang=lang, starters=starters or [],
                            starter=starter), status
+
+
+def _placed(report: dict | None, data: Any, text: str) -> dict | None:
+    """``report`` with every failure that has no line yet (one stored before failures named their field)
+    placed in ``text``: its field from its part and check (:mod:`.failure_place`), then line and column."""
+    if not report or not report.get("failures"):
+        return report
+    failures = []
+    for f in report["failures"]:
+        f = dict(f)
+        if not f.get("line"):
+            f["field"] = failure_field(data, f)
+            if f["field"]:
+                service.locate_failures(text, [f])
+        failures.append(f)
+    return {**report, "failures": failures}
 
 
 @bp.get("/new")

@@ -35,6 +35,7 @@ from ..timeutil import iso_utc
 from ..services.answers import json_safe
 from ..services.attempts import grade_answers
 from .yamlsafe import parse_yaml
+from .failure_place import failure_field
 from .yamltext import line_excerpt, locate, with_top_key
 
 MIN_SEEDS = 20
@@ -158,7 +159,7 @@ def selftest_report(data: Mapping[str, Any], seeds: int = MIN_SEEDS) -> dict[str
         failures = [f for f in failures if not _explained_by(f, explained)]
         failures += same
         failures.sort(key=lambda f: (f["seed"] if f["seed"] is not None else -1, str(f["part"])))
-    failures = expression_failures(data) + [_with_check(f) for f in distinct_failures(failures)]
+    failures = expression_failures(data) + [_with_check(f, data) for f in distinct_failures(failures)]
     return {"ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks, "failures": failures}
 
 
@@ -172,10 +173,11 @@ def _explained_by(f: Mapping[str, Any], explained: set[tuple]) -> bool:
         f.get("message") == "incorrect-graded-wrong" and args.get("graded") == "correct")
 
 
-def _with_check(f: dict[str, Any]) -> dict[str, Any]:
-    """A distinct failure as stored with the version: part, check, every seed, expected and computed."""
+def _with_check(f: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """A distinct failure as stored with the version: part, check, every seed, expected and computed, and
+    the ``field`` it is about (its line and column in the author's text come from that field)."""
     out = {"part": f.get("part"), "seed": f.get("seed"), "seeds": f.get("seeds") or [], "count": f.get("count"),
-           "check": f["status"], "reason": str(f.get("reason"))}
+           "check": f["status"], "reason": str(f.get("reason")), "field": failure_field(data, f)}
     if f.get("expected") is not None or f.get("computed") is not None:
         out["expected"], out["computed"] = f.get("expected"), f.get("computed")
     return out
