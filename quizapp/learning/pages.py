@@ -20,6 +20,7 @@ from .timetext import time_tag
 from ..web import data as web_data
 from ..accounts.identity import setup
 from ..i18n import current_lang
+from ..discover.catalog import tag_label
 
 bp = Blueprint("learning", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -104,12 +105,14 @@ def question_memory(qid: str):
 def progress_page():
     data = progress_service.progress(get_session(), current_learner_id())
     today = date.fromisoformat(data["today"])
+    lang = current_lang()
+    names = {tg: tag_label(tg, lang) for tg in data["tags"]}  # topics by their names (tags.yml), not slugs
     pictures = {
         "mastery": charts.mastery_bars(
             data["tags"], title=_("Mastery per topic"),
             desc=_("For each tag, a bar of the questions you have seen, with the mastered ones filled: ")
-            + "; ".join(f"{tg} {v['mastered']}/{v['seen']}" for tg, v in data["tags"].items()),
-            seen_word=_("seen"), mastered_word=_("mastered")),
+            + "; ".join(f"{names[tg]} {v['mastered']}/{v['seen']}" for tg, v in data["tags"].items()),
+            seen_word=_("seen"), mastered_word=_("mastered"), names=names),
         "accuracy": charts.accuracy_line(
             data["days"], title=_("Accuracy over time"),
             desc=_("Your accuracy on each practice day: ")

@@ -25,12 +25,15 @@ def catalog_problems(catalog: Catalog) -> list[str]:
     for m in catalog:
         if not m.id:
             continue
-        if not m.string:
-            problems.append(f"untranslated: {m.id!r}")
+        # a plural entry (ngettext) has a tuple of msgids and one msgstr per plural form of the language
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        if not all(strings):
+            problems.append(f"untranslated: {ids[0]!r}")
         elif m.fuzzy:
-            problems.append(f"fuzzy: {m.id!r}")
-        elif sorted(PLACEHOLDER.findall(m.id)) != sorted(PLACEHOLDER.findall(m.string)):
-            problems.append(f"placeholders differ: {m.id!r}")
+            problems.append(f"fuzzy: {ids[0]!r}")
+        elif any(sorted(PLACEHOLDER.findall(ids[-1])) != sorted(PLACEHOLDER.findall(s)) for s in strings):
+            problems.append(f"placeholders differ: {ids[0]!r}")
     return problems
 
 
@@ -50,13 +53,17 @@ def test_the_check_finds_untranslated_fuzzy_and_placeholder_mistakes():
     good = Catalog(locale="zh")
     good.add("Submit", "提交")
     good.add("Step %(n)s", "第 %(n)s 步")
+    good.add(("%(num)s day", "%(num)s days"), ("%(num)s 天",))   # ngettext: Chinese has one plural form
     assert catalog_problems(_round_trip(good)) == []
     bad = Catalog(locale="zh")
     bad.add("Submit", "")
     bad.add("Try again", "再试一次", flags=["fuzzy"])
     bad.add("Step %(n)s", "第几步")
+    bad.add(("%(num)s day", "%(num)s days"), ("",))
+    bad.add(("%(num)s week", "%(num)s weeks"), ("几周",))
     problems = catalog_problems(_round_trip(bad))
-    assert problems == ["untranslated: 'Submit'", "fuzzy: 'Try again'", "placeholders differ: 'Step %(n)s'"]
+    assert problems == ["untranslated: 'Submit'", "fuzzy: 'Try again'", "placeholders differ: 'Step %(n)s'",
+                        "untranslated: '%(num)s day'", "placeholders differ: '%(num)s week'"]
 
 
 def test_every_language_has_a_complete_catalog():

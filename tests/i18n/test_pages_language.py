@@ -62,9 +62,16 @@ def shown_texts(html: str) -> list[str]:
     return parser.texts
 
 
-def _catalog():
+def _catalog() -> list[str]:
+    """The English msgids translated to something else (both forms of a plural entry)."""
     with open(ROOT / "quizapp" / "translations" / "zh" / "LC_MESSAGES" / "messages.po", "rb") as fh:
-        return [m for m in read_po(fh) if m.id and m.string != m.id]
+        out = []
+        for m in read_po(fh):
+            ids = m.id if isinstance(m.id, tuple) else (m.id,)
+            first = m.string[0] if isinstance(m.string, tuple) else m.string
+            if ids[0] and first != ids[0]:
+                out += list(ids)
+        return out
 
 
 def _pattern(msgid: str) -> re.Pattern:
@@ -74,7 +81,7 @@ def _pattern(msgid: str) -> re.Pattern:
     return re.compile(body if len(msgid.split()) >= 3 else rf"^{body}:?$")
 
 
-ENGLISH = [(m.id, _pattern(m.id)) for m in _catalog()]
+ENGLISH = [(msgid, _pattern(msgid)) for msgid in _catalog()]
 
 
 def english_left(texts: list[str]) -> list[str]:
