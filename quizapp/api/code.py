@@ -98,8 +98,7 @@ def check_part(qid: str):
     body = json_body()
     check_unknown(body, {"variant", "part", "answer", "lang"})
     lang = request_lang(body)
-    variant = field(body, "variant", int, required=False, default=0)
-    attempt_service.check_variant(variant)
+    variant = attempt_service.check_variant(body["variant"]) if body.get("variant") is not None else 0
     part = _part(row, body)
     kind = get_kind(part["kind"])
     if body.get("answer") is None:

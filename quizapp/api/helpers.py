@@ -91,6 +91,10 @@ def field(body: dict, name: str, kind: type | tuple[type, ...], *, required: boo
             raise ValidationError(Message(N_("%(field)s is required"), field=path), path, code="missing_field")
         return default
     kinds = kind if isinstance(kind, tuple) else (kind,)
+    if int in kinds and float not in kinds and isinstance(value, float) and value.is_integer():
+        # JSON Schema's integer admits a number with a zero fraction (10.0), and a client that serialises
+        # numbers as floats sends it so: the same integer. 10.5 stays a wrong type.
+        value = int(value)
     ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
     if not ok:
         raise ValidationError(Message(N_("%(field)s must be %(expected)s, got %(got)s"), field=path,

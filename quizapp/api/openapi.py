@@ -84,6 +84,11 @@ FNAME = {"name": "name", "in": "path", "required": True, "schema": {"type": "str
          "description": "engine function name, e.g. kl.k3"}
 BODY_ERRORS = (400, 413, 415, 422, 500)
 
+#: A variant in a JSON body (quizapp.services.attempts.check_variant). JSON Schema's integer admits a number
+#: with a zero fraction, and so does the server: 15970.0 is variant 15970; 15970.5 is refused (422).
+VARIANT = {"type": "integer", "minimum": 0, "maximum": 999999,
+           "description": "the variant shown; an integral number such as 15970.0 is the same variant, a "
+                          "non-integral one (15970.5) is a 422"}
 NUMBER_OR_NONFINITE = {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["nan", "inf", "-inf"]}]}
 TENSOR = {"description": "a number, a non-finite string or a nested list of them",
           "oneOf": [NUMBER_OR_NONFINITE, {"type": "array", "items": {}}]}
@@ -146,7 +151,7 @@ SCHEMAS: dict[str, Any] = {
                               "nested list of numbers (array), option id or list of ids (choice)",
                "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "array", "items": {}}]},
     "ValidateRequest": {"type": "object", "required": ["part", "answer"], "properties": {
-        "variant": {"type": "integer", "minimum": 0, "maximum": 999999}, "part": {"type": "string"},
+        "variant": VARIANT, "part": {"type": "string"},
         "answer": _ref("Answer"), "lang": {"type": "string", "enum": ["en", "zh"]}},
         "additionalProperties": False},
     "ValidateResult": {"type": "object", "properties": {
@@ -156,7 +161,7 @@ SCHEMAS: dict[str, Any] = {
         "warning": {"type": ["string", "null"],
                     "description": "a readable answer likely too coarse (numeric: too few significant figures)"}}},
     "AttemptRequest": {"type": "object", "required": ["variant", "answers"], "properties": {
-        "variant": {"type": "integer", "minimum": 0, "maximum": 999999},
+        "variant": VARIANT,
         "answers": {"type": "object", "additionalProperties": _ref("Answer")},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "PartVerdict": {"type": "object", "properties": {
@@ -259,7 +264,7 @@ SCHEMAS: dict[str, Any] = {
                        "details.first_failure: the first failing case with expected vs got at its first "
                        "mismatch and, when small, its inputs"},
     "PartCheckRequest": {"type": "object", "required": ["part", "answer"], "properties": {
-        "variant": {"type": "integer", "minimum": 0, "default": 0}, "part": {"type": "string"},
+        "variant": {**VARIANT, "default": 0}, "part": {"type": "string"},
         "answer": {"description": "the part's answer as for an attempt (code: the source text)"},
         "lang": {"type": "string", "enum": ["en", "zh"]}}, "additionalProperties": False},
     "Tensor": TENSOR,
@@ -295,7 +300,8 @@ PATHS: dict[str, Any] = {
     "/api/v1/questions/{qid}": {"get": {
         "summary": "One variant of a question (a fresh random variant when omitted)", "operationId": "getQuestion",
         "parameters": [QID, {"name": "variant", "in": "query",
-                             "schema": {"type": "integer", "minimum": 0, "maximum": 999999}}, LANG],
+                             "schema": {"type": "integer", "minimum": 0, "maximum": 999999},
+                             "description": "the variant; 15970.0 is read as 15970, 15970.5 is a 422"}, LANG],
         "responses": {"200": _json(_ref("Question")), **_errors(404, 422, 500)}}},
     "/api/v1/questions/{qid}/validate": {"post": {
         "summary": "Parse an answer without grading it (the 'interpreted as' preview)",

@@ -167,9 +167,7 @@ def _variables(body: dict) -> dict[str, dict]:
         path = f"variables.{name}"
         if not NAME.match(name):
             raise ValidationError(f"{name!r} is not a variable name", path)
-        if spec is None:
-            spec = {}
-        if not isinstance(spec, dict):
+        if not isinstance(spec, dict):  # null too: the document's Assumptions is an object ({} for none)
             raise ValidationError("assumptions must be an object such as {\"positive\": true}", path)
         for key, value in spec.items():
             if key == "domain":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from checkers.bank.schema import ID_RE, LEVELS, TOP_KEYS
+
 
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -31,9 +33,24 @@ QUESTION_BODY = {"required": True, "description": "the structure of a question f
                              "application/yaml": {"schema": _ref("QuestionFile")}}}
 AUTH_ERRORS = (401, 403, 500)
 
+#: The top-level keys of a question file (checkers.bank.schema.TOP_KEYS) with what a schema can say of them;
+#: the rest of the format (kinds, expressions, parameters, the self-test) is the ``invalid_question`` rule.
+QUESTION_KEYS: dict[str, Any] = {
+    "id": {"type": "string", "pattern": ID_RE.pattern}, "level": {"type": "string", "enum": list(LEVELS)},
+    "tags": {"type": "array", "items": {"type": "string"}}, "ref": {"type": ["string", "null"]},
+    **{key: {"description": "see docs/question-format.md"}
+       for key in sorted(TOP_KEYS - {"id", "level", "tags", "ref"})}}
+#: A question body that passes the schema can still break the format: a 422 ``invalid_question`` naming the
+#: key (or an element of it, e.g. ``parts[0].kind``).
+QUESTION_RULES = [{"field": key, "code": "invalid_question",
+                   "rule": "follows docs/question-format.md (kinds, expressions, parameters, solution)"}
+                  for key in sorted(TOP_KEYS)]
+MAX_JSON_INT = 2 ** 53  # quizapp.api.helpers.MAX_JSON_INT: larger integers are refused
+
 SCHEMAS: dict[str, Any] = {
     "QuestionFile": {"type": "object", "required": ["id", "level", "tags", "title", "prompt", "parts", "solution"],
-                     "description": "a question file (see docs/question-format.md)", "additionalProperties": True},
+                     "description": "a question file (see docs/question-format.md): the keys listed, no other",
+                     "properties": QUESTION_KEYS, "additionalProperties": False},
     "SelfTestFailure": {"type": "object", "properties": {
         "part": {"type": ["string", "null"]}, "seed": {"type": ["integer", "null"]},
         "reason": {"type": "string"}, "field": {"type": ["string", "null"]}, "file": {"type": "string"},
@@ -60,12 +77,15 @@ SCHEMAS: dict[str, Any] = {
         "yaml": {"type": "string", "description": "the version's YAML as the author wrote it"}}},
     "VersionList": {"type": "object", "properties": {
         "question_id": {"type": "string"}, "versions": {"type": "array", "items": _ref("QuestionVersion")}}},
-    "PublishRequest": {"type": "object", "properties": {"version": {"type": "integer"}},
+    "PublishRequest": {"type": "object", "properties": {"version": {
+        "type": "integer", "minimum": 1, "maximum": MAX_JSON_INT,
+        "description": "the version number to publish (versions count from 1; 2.0 is 2)"}},
                        "additionalProperties": False},
     "RetireResult": {"type": "object", "properties": {
         "question_id": {"type": "string"}, "retired_version": {"type": "integer"}, "status": {"type": "string"},
         "attempts_kept": {"type": "integer"}}},
-    "BankFiles": {"type": "object", "properties": {"files": {"type": "array", "items": {
+    "BankFiles": {"type": "object", "required": ["files"], "additionalProperties": False,
+                  "properties": {"files": {"type": "array", "minItems": 1, "items": {
         "type": "object", "required": ["path", "content"], "properties": {
             "path": {"type": "string"}, "content": {"type": "string"}, "content_hash": {"type": "string"}}}}}},
     "ImportSummary": {"type": "object", "properties": {
@@ -83,11 +103,13 @@ PATHS: dict[str, dict[str, Any]] = {
     "/api/v1/questions": {"post": {
         "summary": "Create a question: version 1 as a draft, with its schema check and self-test report",
         "operationId": "createQuestion", "security": SECURITY, "requestBody": QUESTION_BODY,
+        "x-422-rules": QUESTION_RULES,
         "responses": {"201": _json(_ref("QuestionVersion"), "Created"),
                       **_errors(400, *AUTH_ERRORS, 409, 413, 415, 422)}}},
     "/api/v1/questions/{qid}": {
         "put": {"summary": "Save a new draft version (an unchanged draft is returned with 200)",
                 "operationId": "updateQuestion", "security": SECURITY, "parameters": [QID],
+                "x-422-rules": QUESTION_RULES,
                 "requestBody": QUESTION_BODY,
                 "responses": {"201": _json(_ref("QuestionVersion"), "Created"), "200": _json(_ref("QuestionVersion")),
                               **_errors(400, *AUTH_ERRORS, 404, 413, 415, 422)}},
@@ -106,14 +128,24 @@ PATHS: dict[str, dict[str, Any]] = {
     "/api/v1/export": {"get": {
         "summary": "Export the published bank (zip of question files, or json) or one question (YAML)",
         "operationId": "exportBank", "security": SECURITY,
-        "parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}},
-                       {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["zip", "json", "yaml"]}}],
+        "parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}, "allowEmptyValue": True,
+                        "description": "one question (empty: the whole bank)"},
+                       {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["zip", "json", "yaml"]},
+                        "allowEmptyValue": True,
+                        "description": "default yaml for one question, zip for the bank (empty: the default)"}],
+        "x-422-rules": [{"field": "format", "code": "invalid_field",
+                         "rule": "zip exports the bank only, yaml one question only (json either)"}],
         "responses": {"200": {"description": "question files", "content": {
             "application/zip": {}, "application/yaml": {}, "application/json": {"schema": _ref("BankFiles")}}},
             **_errors(*AUTH_ERRORS, 404, 422)}}},
     "/api/v1/import": {"post": {
         "summary": "Import question files, all or nothing (each validated and self-tested)",
         "operationId": "importBank", "security": SECURITY,
+        "x-422-rules": [{"field": "files", "code": "invalid_field",
+                         "rule": "each path is relative, without '..', and ends in .yaml"},
+                        {"field": "files", "code": "import_failed",
+                         "rule": "every file is a question file that follows docs/question-format.md and "
+                                 "passes its self-test (failures lists each problem)"}],
         "parameters": [{"name": "publish", "in": "query", "schema": {"type": "boolean", "default": True}},
                        {"name": "path", "in": "query", "schema": {"type": "string"},
                         "description": "file path for a single YAML body"}],

@@ -55,6 +55,11 @@ def _in_every_language(msgid: str) -> dict[str, str]:
 
 
 def check_variant(variant: Any, field: str = "variant") -> int:
+    """The variant as an int: an integer in [0, VARIANT_MAX), or an integral float such as ``15970.0`` (JSON
+    Schema's ``integer`` admits it, and a client that serialises numbers as floats sends it so: the same
+    variant); a non-integral number (``15970.5``), a boolean or anything else is a 422 naming ``field``."""
+    if isinstance(variant, float) and variant.is_integer():
+        variant = int(variant)
     if isinstance(variant, bool) or not isinstance(variant, int):
         raise ValidationError(f"variant must be an integer in [0, {VARIANT_MAX})", field)
     if not 0 <= variant < VARIANT_MAX:
