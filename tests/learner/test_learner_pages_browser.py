@@ -6,6 +6,7 @@ and a due question is opened from the review list and rated by the learner."""
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -89,3 +90,44 @@ def test_memory_updates_attempt_opens_and_times_are_local(live, lm):
         rows[0].click()
         testing.wait_for(driver, lambda d: "/history/" in d.current_url, "the History row did not open")
         assert driver.find_element(By.ID, "attempt-part-a").get_attribute("data-status") == "correct"
+
+
+AXE = Path(__file__).resolve().parents[2] / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def _axe(driver) -> list[dict]:
+    """Serious or critical WCAG 2.2 A/AA violations axe-core finds on the page (as tests/a11y does)."""
+    driver.execute_script(AXE.read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
+        ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3)"
+        ".map(n => n.target.join(' '))}))))"
+        ".catch(e => done([{id: 'axe-error', impact: 'critical', nodes: [String(e)]}]));", AXE_TAGS)
+    return [v for v in result if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_attempt_and_review_pages_pass_axe_at_both_widths(live, lm, theme):
+    assert AXE.is_file(), f"{AXE} is missing: run scripts/setup (npm ci in frontend/)"
+    with testing.headless_chromium(extra_args=("--lang=en-US",), profile_prefix="learner-axe-") as driver:
+        if theme == "dark":
+            driver.get(f"{live}/appearance?theme=dark&next=/")
+        testing.open_question(driver, live, QID, 5)
+        _submit(driver, None)
+        testing.wait_for(driver, lambda d: d.find_element("id", "learner-memory").get_attribute("data-updated")
+                         == "1", "the previous attempts did not update")
+        attempt = driver.find_element("css selector", "#learner-memory .memory-list a").get_attribute("href")
+        pages = {"attempt": attempt, "attempt-zh": attempt + "?lang=zh",
+                 "question-review": f"{live}/questions/{QID}?variant=6&review=1", "review": f"{live}/review"}
+        for width in ((1280, 900), (375, 812)):
+            driver.set_window_size(*width)
+            for name, url in pages.items():
+                driver.get(url)
+                testing.wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete",
+                                 f"{name} loaded")
+                assert _axe(driver) == [], (name, width)
+                overflow = driver.execute_script(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {width[0]} px"
