@@ -1,5 +1,5 @@
 """The Progress page reads well: topics by their names (questions/tags.yml) in the page's language, not
-their slugs; the streak in the right plural ("1 day", "2 days"); and the accuracy chart's "100%" label
+their slugs; counts in the right plural ("1 day", "2 days", "1 question seen"); and the accuracy chart's "100%" label
 inside the picture (right-aligned at the axis, it was clipped to "00%" by too narrow a margin)."""
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def test_progress_page_names_topics_and_counts_days(tmp_path, db_url):
         _answer(client, "progress-named", question, 1)
         en = client.get("/progress?lang=en").get_data(as_text=True)
         assert "Practice streak: 1 day (longest 1)." in en and "1 days" not in en
+        assert "1 question seen, 0 mastered; attempts: 1;" in en and "1 questions" not in en
         rows = re.findall(r'<tr class="tag-row"><td>([^<]*)</td>', en)
         assert sorted(rows) == ["KL divergence", "KL estimators (k1, k2, k3)"]
         mastery = en.split('class="chart chart-mastery"')[1].split("</svg>")[0]
