@@ -63,7 +63,12 @@ CARD = {"type": "object", "properties": {
     "stability": {"type": ["number", "null"]}, "difficulty": {"type": ["number", "null"]},
     "reps": {"type": "integer"}, "lapses": {"type": "integer"},
     "last_rating": {"type": ["string", "null"], "enum": ["again", "hard", "good", "easy", None]},
-    "pending_self_rating": {"type": "boolean"}}}
+    "pending_self_rating": {"type": "boolean"},
+    "rating": {"type": "string", "enum": ["again", "hard", "good", "easy"],
+               "description": "POST /review/rate only: the rating the card was reviewed with"},
+    "self_rated": {"type": "boolean",
+                   "description": "POST /review/rate only: true when a due question was rated as it stood, "
+                                  "false when a free-text answer was (the lower of the two ratings is used)"}}}
 
 SCHEMAS: dict[str, Any] = {
     "AttemptSummary": {"type": "object", "properties": {
