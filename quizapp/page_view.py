@@ -17,32 +17,34 @@ from .practice import inputhelp
 from .rendering import plain_text, render_inline, render_markdown
 
 
-def page_from_public_view(view: dict[str, Any]) -> dict[str, Any]:
+def page_from_public_view(view: dict[str, Any], lang: str | None = None) -> dict[str, Any]:
     """``checkers.bank.public_view(...)`` -> what ``web/question.html`` shows, every text rendered to safe
-    HTML. Also the author preview's entry point: a draft is shown exactly as learners see it."""
+    HTML, formulas spoken in ``lang`` (default: the request's). Also the author preview's entry point: a
+    draft is shown exactly as learners see it, in the preview's own language."""
     return {
         "id": view["id"],
         "ref": view.get("ref"),
         "level": view.get("level"),
         "tags": list(view.get("tags") or []),
-        "title_html": render_inline(view.get("title") or view["id"]),
+        "title_html": render_inline(view.get("title") or view["id"], lang),
         "title_text": plain_text(view.get("title") or view["id"]),
-        "prompt_html": render_markdown(view.get("prompt") or ""),
-        "parts": [page_part(p) for p in view.get("parts") or []],
+        "prompt_html": render_markdown(view.get("prompt") or "", lang),
+        "parts": [page_part(p, lang) for p in view.get("parts") or []],
     }
 
 
-def page_part(part: dict[str, Any]) -> dict[str, Any]:
-    """One part of the public view with its prompt, hint and options rendered, plus its widget's help."""
+def page_part(part: dict[str, Any], lang: str | None = None) -> dict[str, Any]:
+    """One part of the public view with its prompt, hint and options rendered (formulas spoken in
+    ``lang``), plus its widget's help."""
     out = dict(part)
-    out["prompt_html"] = render_markdown(part.get("prompt") or "")
-    out["hint_html"] = render_markdown(part["hint"]) if part.get("hint") else None
+    out["prompt_html"] = render_markdown(part.get("prompt") or "", lang)
+    out["hint_html"] = render_markdown(part["hint"], lang) if part.get("hint") else None
     out["placeholder"] = inputhelp.placeholder(part)
     out["syntax_help"] = inputhelp.syntax_help(part)
     # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
     out["template"] = kind_template(part.get("kind"))
     if isinstance(part.get("options"), list):  # options a learner picks from: their texts are Markdown
-        out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "")}
+        out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "", lang)}
                           for o in part["options"] if isinstance(o, dict) and "id" in o]
     for key in ("start", "goal"):
         if isinstance(part.get(key), list):

@@ -178,12 +178,12 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
         labels = {"expected": gettext("Expected:"), "solution": gettext("Solution"),
                   "pitfalls": gettext("Pitfalls")}
         part_labels = [p.get("title") or gettext("Part %(n)s", n=i + 1) for i, p in enumerate(view.get("parts") or [])]
-    page = page_from_public_view(view)  # the draft's texts rendered exactly as the practice page renders them
+    page = page_from_public_view(view, lang)  # the draft rendered as the practice page renders it, in its language
     parts = []
     for p, label in zip(page["parts"], part_labels):
         parts.append({
             "id": p.get("id"), "kind": p.get("kind"), "label": label, "prompt_html": p["prompt_html"],
-            "hints_html": [render_markdown(h) for h in hints.get(p.get("id"), [])],
+            "hints_html": [render_markdown(h, lang) for h in hints.get(p.get("id"), [])],
             "options": p["options"] if isinstance(p.get("options"), list) else [],
         })
     expected = sol.get("expected") or {}
@@ -193,9 +193,9 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
         "seed": seed, "lang": lang, "labels": labels,
         "title_html": page["title_html"], "prompt_html": page["prompt_html"],
         "parts": parts,
-        "key_points": [render_markdown(x) for x in sol.get("key_points") or []],
-        "pitfalls": [render_markdown(x) for x in sol.get("pitfalls") or []],
-        "worked_html": render_markdown(sol.get("worked") or "") if sol.get("worked") else None,
+        "key_points": [render_markdown(x, lang) for x in sol.get("key_points") or []],
+        "pitfalls": [render_markdown(x, lang) for x in sol.get("pitfalls") or []],
+        "worked_html": render_markdown(sol.get("worked") or "", lang) if sol.get("worked") else None,
         "expected": shown,
     }
 

@@ -50,6 +50,9 @@ def test_preview_shows_expected_values_as_a_learner_reads_them(authoring_client,
         assert cells["arr"] == "<code>[0.12, 0.4]</code>"
         assert "<math" in cells["b"] and "$" not in cells["b"] and ">no<" not in cells["b"]
         assert none_words in cells["why"]
+        # the formulas' words for screen readers follow the preview's language, not the page's (English)
+        spoken = re.findall(r'<span class="sr-only">([^<]*)</span>', html)
+        assert spoken and all(("不等于" in w) == (lang == "zh") for w in spoken if "KL" in w), spoken
         assert "None" not in expected and "{'" not in expected and "{&#39;" not in expected
 
 
