@@ -768,6 +768,13 @@
     });
   }
 
+  // a block of the page may name scripts of its own (learner/_memory_section.html: local times, and the
+  // previous attempts brought up to date after each answer); the page itself carries this one script
+  var memoryBlock = document.getElementById('learner-memory');
+  if (memoryBlock && memoryBlock.getAttribute('data-scripts')) {
+    loadScripts(memoryBlock.getAttribute('data-scripts').split(' ').filter(Boolean), function () {});
+  }
+
   restoreAnswers();  // before the kinds start and the previews run on what is in the fields
   loadScripts(Array.isArray(cfg.kind_scripts) ? cfg.kind_scripts : [], function () {
     Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {
