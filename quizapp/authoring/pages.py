@@ -29,7 +29,7 @@ from ..safe_redirect import safe_next
 from ..errors import ServiceError
 from ..headers import set_security_headers
 from ..page_view import page_from_public_view
-from ..rendering import render_markdown
+from ..rendering import render_inline, render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
 from . import service
 from .expected_view import expected_html
@@ -156,7 +156,12 @@ def logout():
 
 @bp.get("/")
 def index():
-    return render_template("author/index.html", questions=service.overview(get_session()))
+    lang = current_lang()
+    questions = service.overview(get_session())
+    for q in questions:  # the title in the page's language, its $maths$ drawn as on the question page
+        titles = q.get("titles") or {}
+        q["title_html"] = render_inline(titles.get(lang) or titles.get("en") or q["title"] or "", lang)
+    return render_template("author/index.html", questions=questions)
 
 
 def _seed_arg(raw: Any) -> int:

@@ -418,6 +418,7 @@ def overview(session: Session) -> list[dict]:
         title = latest.data.get("title") or {}
         out.append({"id": q.id, "level": latest.level, "ref": latest.ref,
                     "title": title.get("en") if isinstance(title, dict) else str(title),
+                    "titles": dict(title) if isinstance(title, dict) else {"en": str(title)},
                     "latest": latest.number, "latest_status": latest.status,
                     "published": published.number if published else None,
                     "drafts": sum(1 for v in versions if v.status == "draft"),

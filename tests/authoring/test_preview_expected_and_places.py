@@ -75,3 +75,17 @@ def test_selftest_failures_name_line_and_column_of_the_field(authoring_client, a
         assert "—</td>" not in row.split("</td>")[3] + "</td>", f"a failure without its place: {row}"
     assert f"line {line}, column 5" in table, table
     assert "parts[0].mistakes[0]" in table
+
+
+def test_question_list_titles_in_the_page_language_with_maths(authoring_client, authoring_passwords,
+                                                               authoring_login):
+    from checkers.bank import dump_question
+
+    c = authoring_client
+    csrf = authoring_login(c, "alice", authoring_passwords["alice"])
+    q = testing.sample_question(id="auth-list-title", title={"en": "Tuning $\\beta$", "zh": "调节 $\\beta$"})
+    assert c.post("/author/save", data={"yaml": dump_question(q), "csrf_token": csrf}).status_code == 302
+    for lang, words in (("en", "Tuning"), ("zh", "调节")):
+        page = c.get(f"/author/?lang={lang}").get_data(as_text=True)
+        row = page.split('href="/author/q/auth-list-title"')[1].split("</td>")[0]
+        assert words in row and "<math" in row and "$" not in row, row
