@@ -131,3 +131,32 @@ def test_attempt_and_review_pages_pass_axe_at_both_widths(live, lm, theme):
                 overflow = driver.execute_script(
                     "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
                 assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {width[0]} px"
+
+
+def test_due_item_opens_from_the_list_and_the_learner_rates_it(live, lm, monkeypatch):
+    """Anki's loop: the due question is a link in Review; it opens at a new variant in review mode, where the
+    learner rates it (Good); FSRS moves it out of the due list."""
+    from datetime import timedelta, timezone
+
+    from selenium.webdriver.common.by import By
+
+    from quizapp.learning import common
+
+    with testing.headless_chromium(extra_args=("--lang=en-US",), profile_prefix="learner-rate-") as driver:
+        testing.open_question(driver, live, QID, 2)
+        _submit(driver, None)  # wrong: Again, due again in a minute
+        later = datetime.now(timezone.utc) + timedelta(minutes=10)
+        monkeypatch.setattr(common, "now", lambda: later)  # the live server runs in this process
+        driver.get(f"{live}/review")
+        link = driver.find_element(By.CSS_SELECTOR, "#review-due a.review-open")
+        link.click()
+        testing.wait_for(driver, lambda d: "review=1" in d.current_url, "the due item did not open")
+        assert "variant=" in driver.current_url
+        form = driver.find_element(By.ID, "self-rate")
+        button = form.find_element(By.CSS_SELECTOR, "button[value=good]")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        testing.wait_for(driver, lambda d: d.current_url.rstrip("/").endswith("/review"),
+                         "rating did not lead back to Review (nothing else is due)")
+        assert driver.find_elements(By.CSS_SELECTOR, "#review-due li") == []
+        assert "Due now: 0" in driver.find_element(By.ID, "review-counts").text
