@@ -19,6 +19,9 @@ from ..rendering import render_inline
 
 bp = Blueprint("discover", __name__, template_folder="../templates")
 pagekit.install(bp)
+# ``{{ title|inline_maths }}``: a question title (Markdown with $maths$) as every list shows it -- MathML with
+# its spoken words, as on the question page -- never the raw LaTeX
+bp.add_app_template_filter(render_inline, "inline_maths")
 
 SESSION_KEY = "discover_filter"
 
