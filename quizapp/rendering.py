@@ -34,6 +34,7 @@ from checkers.languages import DEFAULT_LANG, LANGS
 from checkers.mathparse.spoken import speak_mathml
 
 from .i18n import current_lang
+from .math_breaks import split_inline_mathml
 
 __all__ = [
     "render_markdown",
@@ -59,7 +60,7 @@ HTML_TAGS = frozenset({
     "p", "br", "hr", "em", "strong", "b", "i", "u", "s", "del", "ins", "sub", "sup", "small", "mark", "kbd",
     "code", "pre", "blockquote", "ul", "ol", "li", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
     "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "a", "img", "span", "div", "details",
-    "summary", "abbr", "q", "cite",
+    "summary", "abbr", "q", "cite", "wbr",
 })
 
 ALLOWED_TAGS = HTML_TAGS | MATHML_TAGS
@@ -155,8 +156,10 @@ def _math_to_html(latex: str, display: bool) -> str:
     except Exception:  # noqa: BLE001 - any converter failure shows the source as code, never a 500
         return f'<code class="math-error">{html.escape(latex)}</code>'
     spoken = speak_mathml(mathml).get(_LANG.get()) or _latex_to_plain(latex)
-    # the words for screen readers, then the drawing, hidden from them
-    return f'<span class="sr-only">{html.escape(spoken)}</span><span aria-hidden="true">{mathml}</span>'
+    # the words for screen readers, then the drawing, hidden from them; an inline formula is drawn in pieces
+    # a line may break between (quizapp/math_breaks.py), a display formula scrolls in its own box
+    drawing = mathml if display else "".join(split_inline_mathml(mathml))
+    return f'<span class="sr-only">{html.escape(spoken)}</span><span aria-hidden="true">{drawing}</span>'
 
 
 def _lang(lang) -> str:
@@ -180,6 +183,19 @@ def _dollar_renderer(content: str, options: dict) -> str:
     return _math_to_html(content, bool(options.get("display_mode")))
 
 
+#: Inline code at least this long may break a line after ``_ . / = ,`` (``<wbr>``), so that a long identifier
+#: such as ``compute_rollout_importance_weights`` wraps between its words on a phone, never inside one.
+CODE_BREAK_MIN_CHARS = 20
+_CODE_BREAK = re.compile(r"(?<=[_./=,])(?=[^_./=,])")
+
+
+def _code_inline(self, tokens, idx, options, env) -> str:
+    text = tokens[idx].content
+    if len(text) < CODE_BREAK_MIN_CHARS:
+        return f"<code>{html.escape(text, quote=False)}</code>"
+    return "<code>" + "<wbr>".join(html.escape(p, quote=False) for p in _CODE_BREAK.split(text)) + "</code>"
+
+
 def _build_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
@@ -198,6 +214,7 @@ def _build_parser() -> MarkdownIt:
         return f'<span class="math display">{_math_to_html(tokens[idx].content, True)}</span>'
 
     md.add_render_rule("math_inline_double", _inline_double)
+    md.add_render_rule("code_inline", _code_inline)
     return md
 
 
