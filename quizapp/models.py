@@ -286,3 +286,25 @@ class PracticeEvent(Base):
     part_id: Mapped[str | None] = mapped_column(String(32))  # the part of a hint (None for the solution)
     hint_index: Mapped[int | None] = mapped_column(Integer)  # 0 = the gentlest hint of that part
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PracticeSummary(Base):
+    """What the attempt policy (:mod:`quizapp.practice.policy`) knows of one learner on one question, kept
+    up to date by each attempt in the attempt's own transaction (:mod:`quizapp.practice.summary`), so that a
+    submit reads one row instead of the learner's whole history of the question. ``state`` is the walked
+    timeline: the running tries and hints since the last reveal and, per revealed variant, its tries,
+    whether solved or requested, and its hints. Hints and solution requests are folded in from their
+    ``practice_events`` rows above ``last_event_id``. ``attempts`` counts the attempts folded in (the row's
+    version: an update that finds another count deletes the row, and the next submit rebuilds it).
+    ``version_id`` is the question version the walk judged by (another version rebuilds it)."""
+
+    __tablename__ = "practice_summaries"
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True)
+    version_id: Mapped[int] = mapped_column(Integer)
+    state: Mapped[dict[str, Any]] = mapped_column(JSONDoc)
+    attempts: Mapped[int] = mapped_column(Integer)
+    last_event_id: Mapped[int] = mapped_column(Integer)
+    last_short_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # latest counted, not full
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

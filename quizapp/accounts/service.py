@@ -25,6 +25,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
+from ..practice import summary as practice_summary
 from ..models import (ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, SignedInSession,
                       utcnow)
 from ..timeutil import iso_utc
@@ -118,6 +119,7 @@ def merge_learner(session: Session, from_id: str, to_id: str) -> int:
             session.execute(update(ReviewCard).where(ReviewCard.learner_id == from_id, ReviewCard.question_id == qid)
                             .values(learner_id=to_id))
     moved = session.execute(update(Attempt).where(Attempt.learner_id == from_id).values(learner_id=to_id)).rowcount
+    practice_summary.forget(session, to_id)  # its histories gained attempts: rebuilt at the next submit
     session.execute(delete(ReviewCard).where(ReviewCard.learner_id == from_id))
     session.execute(delete(Learner).where(Learner.id == from_id))
     session.commit()

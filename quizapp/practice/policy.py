@@ -164,36 +164,42 @@ class Replay:
         self.running, self.hints = 0, {}
 
 
-def walk(items: list[tuple], data: Mapping[str, Any]) -> Replay:
-    """Walk a timeline (:func:`_timeline`) by the rule of the module docstring. Linear in the number of
-    items; the question's graded parts are read from ``data`` once, not once per attempt."""
+def walk(items: list[tuple], data: Mapping[str, Any], start: Replay | None = None) -> Replay:
+    """Walk a timeline (:func:`_timeline`) by the rule of the module docstring, from ``start`` (a walk of
+    the items before these, changed in place; a fresh one by default). Linear in the number of items; the
+    question's graded parts are read from ``data`` once, not once per attempt."""
     allowed, graded_ids = tries_allowed(data), _graded_ids(data)
-    graded = bool(graded_ids)
-    out = Replay()
-    for _at, order, variant, payload, counted, *_ in items:
-        seen = out.revealed.get(variant)
-        if order == HINT:
-            if payload:  # a hint on a revealed variant counts for it alone, like an attempt on it
-                shown = out.revealed_hints[variant] if seen is not None else out.hints
-                shown[payload] = shown.get(payload, 0) + 1
-            continue
-        if order == REQUEST:  # "show solution"
-            if seen is None:
-                out.reveal(variant, {"tries_used": out.running, "solved": False, "requested": True})
-            else:
-                seen["requested"] = True
-            continue
-        if not counted and graded:
-            continue
-        correct = _all_correct(payload, graded_ids)
-        if seen is not None:  # practising a variant already revealed: its own count only
-            seen["tries_used"] += 1
-            seen["solved"] = seen["solved"] or correct
-            continue
-        out.running += 1
-        if correct or out.running >= allowed:
-            out.reveal(variant, {"tries_used": out.running, "solved": correct, "requested": False})
+    out = start if start is not None else Replay()
+    for item in items:
+        _step(out, item, allowed, graded_ids)
     return out
+
+
+def _step(out: Replay, item: tuple, allowed: int, graded_ids: set[str]) -> None:
+    """One timeline item walked (:func:`walk`)."""
+    _at, order, variant, payload, counted, *_ = item
+    seen = out.revealed.get(variant)
+    if order == HINT:
+        if payload:  # a hint on a revealed variant counts for it alone, like an attempt on it
+            shown = out.revealed_hints[variant] if seen is not None else out.hints
+            shown[payload] = shown.get(payload, 0) + 1
+        return
+    if order == REQUEST:  # "show solution"
+        if seen is None:
+            out.reveal(variant, {"tries_used": out.running, "solved": False, "requested": True})
+        else:
+            seen["requested"] = True
+        return
+    if not counted and graded_ids:
+        return
+    correct = _all_correct(payload, graded_ids)
+    if seen is not None:  # practising a variant already revealed: its own count only
+        seen["tries_used"] += 1
+        seen["solved"] = seen["solved"] or correct
+        return
+    out.running += 1
+    if correct or out.running >= allowed:
+        out.reveal(variant, {"tries_used": out.running, "solved": correct, "requested": False})
 
 
 def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, dict[str, Any]]]:
@@ -216,16 +222,18 @@ def attempt_item(attempt: Attempt) -> tuple:
 
 def state(session: Session, learner_id: str | None, question_id: str, variant: int,
           data: Mapping[str, Any], *, items: list[tuple] | None = None,
-          hints: Mapping[str, int] | None = None) -> PracticeState:
+          hints: Mapping[str, int] | None = None, walked: Replay | None = None) -> PracticeState:
     """The learner's state on ``variant`` of ``question_id`` (``data``: the question dict shown): tries
     counted per question since the last reveal, and hints shown the same way (module docstring).
     ``items`` (the timeline, hints included) is read from the database unless the caller already has it,
     and ``hints`` (per part) is taken from it unless given: an attempt's response replays the timeline read
-    before it was stored, plus the attempt (which shows no hint)."""
+    before it was stored, plus the attempt (which shows no hint). ``walked``: the timeline already walked
+    (:mod:`quizapp.practice.summary`), used instead of ``items``."""
     out = PracticeState(tries_allowed=tries_allowed(data))
     if not learner_id:
         return out
-    walked = walk(items if items is not None else _timeline(session, learner_id, question_id, data), data)
+    if walked is None:
+        walked = walk(items if items is not None else _timeline(session, learner_id, question_id, data), data)
     mine = walked.revealed.get(variant)
     if mine is None:
         out.tries_used, shown = walked.running, walked.hints

@@ -40,7 +40,7 @@ from ..i18n import LANGS, N_, in_language
 from .questions import get_question
 from ..timeutil import iso_utc
 from ..ops.metrics import observe_grading
-from ..practice import credit, policy
+from ..practice import credit, policy, summary
 from ..learning import common as learning_clock
 
 log = logging.getLogger(__name__)
@@ -183,11 +183,13 @@ _INSERT_ATTEMPT = insert(Attempt.__table__)
 _ATTEMPT_KEYS = [c.key for c in Attempt.__table__.c]
 
 
-def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any) -> Any:
+def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any,
+           keep_summary: Callable[[Session], None] | None = None) -> Any:
     """Write the learner (unless known to exist), the attempt, then ``planned.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
     (:func:`quizapp.db.write_together`), where the learners, the attempts and the rows ``planned.rows``
-    gives (if it has that method; the review cards) of the group are each one statement. Prepared
+    gives (if it has that method; the review cards) of the group are each one statement; ``keep_summary``
+    (:func:`quizapp.practice.summary.writer`) updates the learner's summary of the question. Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued
     behind it."""
     attempt_row = (_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
@@ -200,6 +202,8 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any
         if not rows:  # a database without ON CONFLICT: the learner's row as ensure_learner makes it, first
             ensure_learner(writer, attempt.learner_id)
             writer.connection().execute(*attempt_row)
+        if keep_summary is not None:
+            keep_summary(writer)
         return planned.write(writer) if planned is not None else None
 
     return write_together(session, work, rows)
@@ -230,8 +234,12 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
-    items = policy.timeline(session, learner_id, question_id, data) if learner_id and not new_learner else []
-    before = policy.state(session, learner_id, question_id, variant, data, items=items)
+    # The learner's history of the question as one stored row (plus events since): a submit's reads do
+    # not grow with the attempts before it (quizapp.practice.summary).
+    known = summary.read(session, learner_id, question_id, question["version_id"], data) \
+        if learner_id and not new_learner else summary.empty(question["version_id"])
+    items = known.history
+    before = policy.state(session, learner_id, question_id, variant, data, walked=known.walked)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
     max_score = sum(v["weight"] for v in verdicts.values())
@@ -244,21 +252,23 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     # The response is the attempt as built plus the state after it, which is the timeline read above
     # plus the attempt (hints do not change): no second read of the history, and no interpreter work
     # left for after the store, when the attempts committed together would all want it at once.
-    after = policy.state(session, learner_id, attempt.question_id, variant, data,
-                         items=[*items, policy.attempt_item(attempt)], hints=before.hints)
+    walked = summary.after(known, attempt, data)
+    after = policy.state(session, learner_id, attempt.question_id, variant, data, walked=walked,
+                         hints=before.hints)
+    keep_summary = summary.writer(known, attempt, walked) if learner_id else None
     body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
                         current=after)
     if before_store is not None:
         before_store()  # what is left waits for the writer's turn, not for the interpreter
-    learner_known = bool(items)  # an attempt or event of the learner exists, so does the learner's row
+    learner_known = known.known  # something of the learner is stored, so is the learner's row
     try:
-        extra = _store(session, attempt, learner_known, planned)
+        extra = _store(session, attempt, learner_known, planned, keep_summary)
     except Exception:
         if planned is None:
             raise
         # A failing extra write must not lose the attempt: store it alone.
         log.exception("the write planned with attempt %s failed; the attempt is stored without it", attempt.id)
-        extra = _store(session, attempt, learner_known, None)
+        extra = _store(session, attempt, learner_known, None, keep_summary)
     if plan_write is not None:
         body["review"] = extra
     return body

@@ -1,0 +1,161 @@
+"""The attempt policy's history of one learner on one question, kept as one row (``practice_summaries``) that
+each attempt updates in its own transaction: a submit reads that row, not every earlier attempt, so the
+300th submit on a question costs what the first does.
+
+The row holds the walk of :func:`quizapp.practice.policy.walk` over everything up to the last attempt stored
+(running tries and hints since the last reveal; per revealed variant its tries, solved, requested and hints),
+``last_event_id`` (the hints and solution requests folded in: ``practice_events`` rows above it are read and
+walked on at the next submit, a handful at most), ``last_short_at`` (the latest counted attempt scored below
+full, which is all the review rating reads of earlier attempts: :func:`quizapp.learning.review.attempt_rating`)
+and ``attempts`` (how many attempts it folds in).
+
+It is a cache, never the truth: an absent row, or one walked for another version of the question, is
+rebuilt from the full history (once). A write is a compare-and-set on ``attempts``: if another submit of
+the same learner on the same question changed the row meanwhile, the row is deleted instead, and the next
+submit rebuilds it (the attempts themselves are always stored). Merging a cookie learner into an account
+deletes the account's rows (:func:`quizapp.accounts.service.merge_learner`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.orm import Session
+
+from ..db import insert_unless_present
+from ..learning.common import EPS, aware
+from ..models import Attempt, PracticeEvent, PracticeSummary, utcnow
+from . import policy
+
+_S, _E = PracticeSummary.__table__.c, PracticeEvent.__table__.c
+_KEY = (_S.learner_id == bindparam("learner")) & (_S.question_id == bindparam("question"))
+_READ = select(_S.version_id, _S.state, _S.attempts, _S.last_event_id, _S.last_short_at).where(_KEY)
+#: Hints and solution requests not yet folded in (the index on learner, question, variant serves it).
+_EVENTS_AFTER = select(_E.id, _E.created_at, _E.kind, _E.variant, _E.part_id).where(
+    _E.learner_id == bindparam("learner"), _E.question_id == bindparam("question"),
+    _E.kind.in_(("solution", "hint")), _E.id > bindparam("after"))
+_SET = ("version_id", "state", "attempts", "last_event_id", "last_short_at", "updated_at")
+_UPDATE = update(PracticeSummary.__table__).where(_KEY, _S.attempts == bindparam("seen")).values(
+    {name: bindparam(f"new_{name}", type_=_S[name].type) for name in _SET})
+#: RETURNING tells whether it inserted (a DO NOTHING's rowcount is not reliable on every driver).
+_INSERT = {name: stmt.returning(_S.attempts)
+           for name, stmt in insert_unless_present(PracticeSummary.__table__, ["learner_id", "question_id"]).items()}
+_DROP = delete(PracticeSummary.__table__).where(_KEY)
+#: Before every attempt: the time of a solution request folded into the row (it came before the attempt).
+_LONG_AGO = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class Snapshot:
+    """The learner's history of a question as a submit needs it: ``walked`` (the policy's walk before the
+    attempt), ``history`` (what the review rating reads: :func:`quizapp.learning.review.attempt_rating`),
+    ``known`` (something of the learner is stored, so its ``learners`` row exists), ``seen`` (the row's
+    ``attempts`` as read; None when there was no row) and what the row is written with."""
+
+    walked: policy.Replay
+    history: list[tuple]
+    known: bool
+    seen: int | None
+    attempts: int
+    last_event_id: int
+    last_short_at: datetime | None
+    version_id: int
+
+
+def _to_json(walked: policy.Replay) -> dict[str, Any]:
+    return {"running": walked.running, "hints": walked.hints,
+            "revealed": {str(v): r for v, r in walked.revealed.items()},
+            "revealed_hints": {str(v): h for v, h in walked.revealed_hints.items()}}
+
+
+def _from_json(state: Mapping[str, Any]) -> policy.Replay:
+    return policy.Replay(running=int(state["running"]), hints=dict(state["hints"]),
+                         revealed={int(v): dict(r) for v, r in state["revealed"].items()},
+                         revealed_hints={int(v): dict(h) for v, h in state["revealed_hints"].items()})
+
+
+def _event_item(at: datetime, kind: str, variant: int, part_id: str | None) -> tuple:
+    return (at, policy.REQUEST, variant, None, None) if kind == "solution" else (at, policy.HINT, variant, part_id,
+                                                                                  None)
+
+
+def _short(item: tuple) -> bool:
+    """A counted attempt scored below full (the review rating's "an earlier try was not perfect")."""
+    return item[1] == policy.ATTEMPT and bool(item[4]) and item[5] < item[6] - EPS
+
+
+def empty(version_id: int) -> Snapshot:
+    """A learner made up for this request: nothing stored, nothing read."""
+    return Snapshot(policy.Replay(), [], False, None, 1, 0, None, version_id)
+
+
+def read(session: Session, learner_id: str, question_id: str, version_id: int,
+         data: Mapping[str, Any]) -> Snapshot:
+    """The learner's row for the question plus the events after it: two indexed reads, whatever the number
+    of attempts. Without a row walked for ``version_id``, the full history is read and walked (once)."""
+    if session.new or session.dirty or session.deleted:
+        session.flush()  # what the caller added is part of the history (the ORM's autoflush, done here)
+    conn = session.connection()
+    args = {"learner": learner_id, "question": question_id}
+    row = conn.execute(_READ, args).first()
+    if row is not None and row.version_id == version_id:
+        walked = _from_json(row.state)
+        events = conn.execute(_EVENTS_AFTER, {**args, "after": row.last_event_id}).all()
+        new = sorted((_event_item(at, kind, v, part) for _id, at, kind, v, part in events),
+                     key=lambda it: (aware(it[0]), it[1]))
+        policy.walk(new, data, walked)
+        history = [(_LONG_AGO, policy.REQUEST, v, None, None) for v, r in walked.revealed.items() if r["requested"]]
+        if row.last_short_at is not None:
+            history.append((row.last_short_at, policy.ATTEMPT, -1, {}, True, 0.0, 1.0))
+        return Snapshot(walked, history, True, row.attempts, row.attempts + 1,
+                        max([row.last_event_id, *(e[0] for e in events)]), row.last_short_at, version_id)
+    graded = tuple(sorted(policy._graded_ids(data)))
+    items = [(at, policy.ATTEMPT, v, {pid: {"status": status} for pid, status in zip(graded, statuses)}, counted,
+              score, max_score)
+             for at, v, counted, score, max_score, *statuses in conn.execute(policy._attempts(graded), args)]
+    attempts = len(items)
+    events = conn.execute(_EVENTS_AFTER, {**args, "after": -1}).all()
+    items += [_event_item(at, kind, v, part) for _id, at, kind, v, part in events]
+    items.sort(key=lambda it: (aware(it[0]), it[1]))
+    shorts = [aware(it[0]) for it in items if _short(it)]
+    return Snapshot(policy.walk(items, data), items, bool(items) or row is not None,
+                    None if row is None else row.attempts, attempts + 1,
+                    max([0, *(e[0] for e in events)]), max(shorts, default=None), version_id)
+
+
+def after(snapshot: Snapshot, attempt: Attempt, data: Mapping[str, Any]) -> policy.Replay:
+    """The walk with ``attempt`` added (the snapshot's own walk is left as it was)."""
+    return policy.walk([policy.attempt_item(attempt)], data, copy.deepcopy(snapshot.walked))
+
+
+def writer(snapshot: Snapshot, attempt: Attempt, walked: policy.Replay):
+    """The row's write after ``attempt`` (``walked``: :func:`after`), to run in the attempt's transaction:
+    ``write(session)``. A row another submit changed meanwhile (or inserted first) is deleted instead."""
+    item = policy.attempt_item(attempt)
+    last_short = aware(item[0]) if _short(item) else snapshot.last_short_at
+    values = {"learner_id": attempt.learner_id, "question_id": attempt.question_id,
+              "version_id": snapshot.version_id, "state": _to_json(walked), "attempts": snapshot.attempts,
+              "last_event_id": snapshot.last_event_id, "last_short_at": last_short, "updated_at": utcnow()}
+    key = {"learner": attempt.learner_id, "question": attempt.question_id}
+
+    def write(session: Session) -> None:
+        conn = session.connection()
+        if snapshot.seen is None:
+            stmt = _INSERT.get(conn.dialect.name)
+            done = stmt is not None and conn.execute(stmt, values).first() is not None
+        else:
+            done = conn.execute(_UPDATE, {**key, "seen": snapshot.seen,
+                                          **{f"new_{name}": values[name] for name in _SET}}).rowcount == 1
+        if not done:
+            conn.execute(_DROP, key)
+
+    return write
+
+
+def forget(session: Session, learner_id: str) -> None:
+    """Drop every row of ``learner_id`` (not committed): its attempts changed other than by a submit."""
+    session.execute(delete(PracticeSummary).where(PracticeSummary.learner_id == learner_id))
