@@ -38,14 +38,20 @@ from ..limits import MAX_SPOKEN_DEPTH, SPOKEN_MEMO, SPOKEN_MEMO_MAX_CHARS
 
 _NS = re.compile(r"^\{[^}]*\}")
 
-_GREEK = {chr(c): name for c, name in (
-    (0x3B1, "alpha"), (0x3B2, "beta"), (0x3B3, "gamma"), (0x3B4, "delta"), (0x3B5, "epsilon"),
-    (0x3F5, "epsilon"), (0x3B6, "zeta"), (0x3B7, "eta"), (0x3B8, "theta"), (0x3B9, "iota"),
-    (0x3BA, "kappa"), (0x3BB, "lambda"), (0x3BC, "mu"), (0x3BD, "nu"), (0x3BE, "xi"), (0x3C0, "pi"),
-    (0x3C1, "rho"), (0x3C3, "sigma"), (0x3C4, "tau"), (0x3C6, "phi"), (0x3D5, "phi"), (0x3C7, "chi"),
-    (0x3C8, "psi"), (0x3C9, "omega"), (0x393, "capital gamma"), (0x394, "capital delta"),
-    (0x398, "capital theta"), (0x39B, "capital lambda"), (0x3A0, "capital pi"), (0x3A3, "capital sigma"),
-    (0x3A6, "capital phi"), (0x3A8, "capital psi"), (0x3A9, "capital omega"))}
+#: Greek letters by name (msgids: a Chinese reader hears the Chinese name, not the English word)
+_GREEK = {
+    "\u03b1": N_("alpha"), "\u03b2": N_("beta"), "\u03b3": N_("gamma"),
+    "\u03b4": N_("delta"), "\u03b5": N_("epsilon"), "\u03f5": N_("epsilon"),
+    "\u03b6": N_("zeta"), "\u03b7": N_("eta"), "\u03b8": N_("theta"),
+    "\u03b9": N_("iota"), "\u03ba": N_("kappa"), "\u03bb": N_("lambda"),
+    "\u03bc": N_("mu"), "\u03bd": N_("nu"), "\u03be": N_("xi"),
+    "\u03c0": N_("pi"), "\u03c1": N_("rho"), "\u03c3": N_("sigma"),
+    "\u03c4": N_("tau"), "\u03c6": N_("phi"), "\u03d5": N_("phi"),
+    "\u03c7": N_("chi"), "\u03c8": N_("psi"), "\u03c9": N_("omega"),
+    "\u0393": N_("capital gamma"), "\u0394": N_("capital delta"), "\u0398": N_("capital theta"),
+    "\u039b": N_("capital lambda"), "\u03a0": N_("capital pi"), "\u03a3": N_("capital sigma"),
+    "\u03a6": N_("capital phi"), "\u03a8": N_("capital psi"), "\u03a9": N_("capital omega"),
+}
 
 #: Operators read as words (msgids); an operator not listed is read as its character.
 _OPS = {
@@ -181,9 +187,9 @@ class _Speaker:
         if text in _OPS and not text.isalnum():  # an operator set as an identifier (latex2mathml's \sim)
             return self.operator(text)
         if text in _GREEK:
-            return _same(_GREEK[text])
+            return _word(_GREEK[text])
         if len(text) > 1 and all(ch in _GREEK for ch in text):
-            return _same(" ".join(_GREEK[ch] for ch in text))
+            return _join([_word(_GREEK[ch]) for ch in text])
         return _same(text)
 
     def operator(self, text: str) -> Message:

@@ -19,3 +19,9 @@ def test_xml_escapes_stay_markup_and_unparsable_markup_reads_its_characters():
     assert speak_mathml("<math><mi>a</mi><mo>&lt;</mo><mi>b</mi></math>")["en"] == "a is less than b"
     # not well-formed: the fallback reads the characters, each reference resolved once
     assert speak_mathml("<math><mi>a</mi><mo>&lt;</mo><mi>&#916;</mi><bad></math>")["en"] == "a < Δ"
+
+
+def test_greek_letters_are_named_in_each_language():
+    spoken = speak_mathml("<math><msub><mi>π</mi><mi>θ</mi></msub><mo>+</mo><mi>Δ</mi></math>")
+    assert spoken["en"] == "pi sub theta plus capital delta"
+    assert spoken["zh"] == "派 下标 西塔 加 大写德尔塔"   # no English word left for a Chinese screen reader
