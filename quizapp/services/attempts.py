@@ -217,8 +217,9 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                    new_learner: bool = False) -> dict:
     """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
     attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
-    history)`` runs before the transaction, on the attempt built but not stored (``history``: the learner's
-    timeline of the question read before it): it returns None or an object whose ``write(session)`` runs
+    history)`` runs before the transaction, on the attempt built but not stored (``history``: what the review
+    rating reads of the learner's earlier timeline of the question, ``Snapshot.history`` of
+    :mod:`quizapp.practice.summary`): it returns None or an object whose ``write(session)`` runs
     inside the transaction after the attempt's INSERT (what else an attempt writes, committed with it: with
     ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
     write fails, the attempt is stored without it. ``question``: the published question
@@ -249,8 +250,8 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                       max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
                       created_at=learning_clock.now())  # the clock of history and review
     planned = plan_write(session, attempt, data, items) if plan_write is not None else None
-    # The response is the attempt as built plus the state after it, which is the timeline read above
-    # plus the attempt (hints do not change): no second read of the history, and no interpreter work
+    # The response is the attempt as built plus the state after it, which is the walk read above plus
+    # the attempt (hints do not change): no second read of the summary, and no interpreter work
     # left for after the store, when the attempts committed together would all want it at once.
     walked = summary.after(known, attempt, data)
     after = policy.state(session, learner_id, attempt.question_id, variant, data, walked=walked,
