@@ -7,7 +7,11 @@ browser's own zone with ``Intl.DateTimeFormat``, keeping the UTC text as its ``t
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from markupsafe import Markup, escape
+
+from ..timeutil import iso_utc
 
 
 def utc_text(iso: str | None) -> str:
@@ -17,8 +21,11 @@ def utc_text(iso: str | None) -> str:
     return f"{iso[:16].replace('T', ' ')} UTC"
 
 
-def time_tag(iso: str | None, element_id: str | None = None) -> Markup:
-    """The ``<time>`` element of one ISO 8601 UTC timestamp (the service's ``...Z`` form); empty for None."""
+def time_tag(iso: str | datetime | None, element_id: str | None = None) -> Markup:
+    """The ``<time>`` element of one ISO 8601 UTC timestamp (the service's ``...Z`` form, or a stored
+    datetime); empty for None."""
+    if isinstance(iso, datetime):
+        iso = iso_utc(iso)
     if not iso:
         return Markup("")
     ident = Markup(' id="%s"') % element_id if element_id else Markup("")

@@ -775,6 +775,8 @@
     loadScripts(memoryBlock.getAttribute('data-scripts').split(' ').filter(Boolean), function () {});
   }
 
+  loadScripts(Array.isArray(cfg.page_scripts) ? cfg.page_scripts : [], function () {});
+
   restoreAnswers();  // before the kinds start and the previews run on what is in the fields
   loadScripts(Array.isArray(cfg.kind_scripts) ? cfg.kind_scripts : [], function () {
     Array.prototype.forEach.call(form.querySelectorAll('fieldset.part'), function (fs) {

@@ -204,6 +204,8 @@ def question(qid: str):
     }
     # the page's script loads the scripts of the kinds it shows (checkers/kinds/<kind>/kind.js)
     config["kind_scripts"] = kind_scripts(p["kind"] for p in page["parts"])
+    # ... and the page-wide helpers (a keyboard stop on boxes that scroll sideways), so the page keeps one tag
+    config["page_scripts"] = [url_for("web.static", filename="scroll.js")]
     # A variant drawn for this visit is rendered in place: kept, the one-off variants of first visits would
     # push the variants learners come back to out of the bounded memo.
     body = _body(row, page, seed, lang) if address is None else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from checkers.bank import dump_question
 
 
@@ -114,3 +116,15 @@ def test_authoring_cli_accounts_and_tokens(authoring_app):
     cred = s.query(AuthorCredential).filter_by(username="carol").one()
     assert cred.password_hash.startswith("scrypt:") and "carol password 1" not in cred.password_hash
     s.close()
+
+
+def test_author_pages_show_times_in_the_authors_zone(authoring_app, authoring_passwords, authoring_login):
+    """Author pages state times as <time class="local-time"> (UTC text, rewritten in the browser's zone by
+    static/localtime.js), like the learner pages, instead of raw ISO strings or datetimes."""
+    c = authoring_app.test_client()
+    csrf = authoring_login(c, "alice", authoring_passwords["alice"])
+    c.post("/author/tokens", data={"name": "zone", "csrf_token": csrf})
+    html = c.get("/author/tokens").get_data(as_text=True)
+    assert '<time class="local-time" datetime="' in html and " UTC</time>" in html
+    assert "localtime.js" in html
+    assert not re.search(r">\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d", html)  # no raw timestamp left as text
