@@ -1,4 +1,4 @@
-"""The torch reference engine (contract: ``shared/reference-contract.md``).
+"""The torch reference engine (its names, arguments and conventions: ``docs/reference.md``).
 
 ``names()`` lists every function, ``describe(name)`` gives its docstring and parameter schema, and
 ``call(name, **kwargs)`` validates and runs it, returning a dict of named tensors. Importing this

@@ -1,4 +1,4 @@
-"""The reference engine over HTTP (shared/reference-contract.md §2).
+"""The reference engine over HTTP (docs/reference.md, "Calling it").
 
 Tensors travel as nested lists; non-finite floats as the strings "nan", "inf", "-inf" in both
 directions. 404 for an unknown function (the body lists the names), 422 for bad arguments (naming the

@@ -1,4 +1,4 @@
-"""The reference engine over HTTP (shared/reference-contract.md §2)."""
+"""The reference engine over HTTP (docs/reference.md, "Calling it")."""
 
 import pytest
 
