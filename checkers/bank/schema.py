@@ -13,7 +13,6 @@ from typing import Any, Iterator, Mapping
 
 from .. import kinds
 from .. import params as P
-from ..kinds import base
 from ..languages import LANGS
 from ..params import PLACEHOLDER
 from ..verdict import SpecError
@@ -276,7 +275,7 @@ def _check_part(ctx: _Ctx, part: Any, field: str) -> None:
         ctx.fail(_join(field, "id"), f"bad part id {part['id']!r}: must match [a-z0-9_]{{1,20}}")
     kind = part["kind"]
     try:
-        checker = get_checker(kind)
+        checker = get_kind(kind)
     except SpecError as exc:
         ctx.fail(_join(field, "kind"), str(exc))
     if checker.spec_keys is not None:  # None: the kind checks its own keys in validate_spec
@@ -396,7 +395,7 @@ def validate_question(data: Any, file: Any = None) -> None:
         if part["id"] in ids:
             ctx.fail(_join(field, "id"), f"duplicate part id {part['id']!r}")
         ids.add(part["id"])
-    if not any(get_checker(p["kind"]).machine_graded and p.get("weight", 1) > 0 for p in parts):
+    if not any(get_kind(p["kind"]).machine_graded and p.get("weight", 1) > 0 for p in parts):
         ctx.fail("parts", "needs at least one machine-graded part (not freetext, weight > 0)")
 
     solution = ctx.mapping(data["solution"], "solution")
@@ -431,7 +430,6 @@ def check_generator_runs(ctx: "_Ctx", params_spec: Any, seed: int = 0) -> dict[s
     return values
 
 
-def get_checker(kind: str):
-    """The checker registered for ``kind`` (importing :mod:`checkers.kinds` registers every kind)."""
-    finder = getattr(kinds, "get_checker", None) or base.get_checker
-    return finder(kind)
+def get_kind(kind: str):
+    """The answer kind registered as ``kind`` (importing :mod:`checkers.kinds` registers every kind)."""
+    return kinds.get_kind(kind)

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from .. import grading
 from . import invariants as inv
-from .schema import get_checker
+from .schema import get_kind
 from .shown import shown_value
 from .variants import params_for, public_view, solution_view
 
@@ -150,7 +150,7 @@ def _same(a: list[float], b: list[float]) -> bool:
 def _may_be_constant(part: Mapping[str, Any]) -> bool:
     """Whether the part's kind has an expected value that should vary (its keys include ``constant``)."""
     try:
-        keys = get_checker(part.get("kind")).spec_keys
+        keys = get_kind(part.get("kind")).spec_keys
     except Exception:  # an unknown kind is the schema's to report
         return False
     return keys is not None and "constant" in keys
@@ -187,7 +187,7 @@ def failure(part: str | None, seed: int | None, message: str, reason: str, statu
 def _check_part(part: Mapping[str, Any], params: Mapping[str, Any], seed: int,
                 fail, count, seen: dict[int, Any] | None = None) -> None:
     pid = part["id"]
-    checker = get_checker(part["kind"])
+    checker = get_kind(part["kind"])
     try:
         value = grading.expected(part, params)
         count()

@@ -176,9 +176,6 @@ class Kind:
         return Examples()
 
 
-#: The old name of the protocol.
-Checker = Kind
-
 _KINDS: dict[str, Kind] = {}
 
 
@@ -213,17 +210,6 @@ def all_kinds() -> list[Kind]:
     return [_KINDS[n] for n in sorted(_KINDS)]
 
 
-# The names the kinds had before they were units; kept so callers need not change.
-register_checker = register_kind
-get_checker = get_kind
-checker_kinds = kind_names
-
-
-def grade_raw(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict:
-    """The kind's whole grading path for one answer (see :meth:`Kind.grade_answer`)."""
-    return get_kind(spec["kind"]).grade_answer(raw, spec, params)
-
-
-__all__ = ["GRADE_TIMEOUT", "AnswerParseError", "AnswerShapeError", "Checker", "Examples", "Fill", "Interpretation", "Kind", "SpecError",
-           "Verdict", "all_kinds", "checker_kinds", "get_checker", "get_kind", "grade_raw", "invalid_verdict",
-           "kind_names", "register_checker", "register_kind", "too_complex_verdict", "unregister_kind"]
+__all__ = ["GRADE_TIMEOUT", "AnswerParseError", "AnswerShapeError", "Examples", "Fill", "Interpretation", "Kind",
+           "SpecError", "Verdict", "all_kinds", "get_kind", "invalid_verdict", "kind_names", "register_kind",
+           "too_complex_verdict", "unregister_kind"]

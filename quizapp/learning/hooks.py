@@ -1,9 +1,8 @@
 """What the learner memory does after an attempt is stored: rate the learner's review card.
 
 Called by the attempt endpoint before the attempt is written, the card then being stored in the attempt's
-own transaction (:func:`plan_review`: one commit, so one durable write, per attempt), or once the attempt is
-committed (:func:`after_attempt`); a failure here is logged and answered as ``None`` so that it can never
-lose or fail the attempt itself.
+own transaction (:func:`plan_review`: one commit, so one durable write, per attempt); a failure here is
+logged and answered as ``None`` so that it can never lose or fail the attempt itself.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..models import Attempt, QuestionVersion
+from ..models import Attempt
 from . import review
 
 log = logging.getLogger(__name__)
@@ -30,15 +29,4 @@ def plan_review(session: Session, attempt: Attempt, data: Any,
         return review.plan_attempt(session, attempt, data, history=history, new_learner=new_learner)
     except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
         log.exception("review card update failed for attempt %s", attempt.id)
-        return None
-
-
-def after_attempt(session: Session, attempt_id: str) -> dict[str, Any] | None:
-    try:
-        attempt = session.get(Attempt, attempt_id)
-        version = session.get(QuestionVersion, attempt.question_version_id)
-        return review.record_attempt(session, attempt, version.data)
-    except Exception:  # noqa: BLE001 - the attempt is stored; its review card can be rated next time
-        session.rollback()
-        log.exception("review card update failed for attempt %s", attempt_id)
         return None

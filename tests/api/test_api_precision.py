@@ -1,7 +1,7 @@
 """Numeric precision through the API: the public view states it, /validate warns, the grader agrees."""
 
 from checkers.bank import params_for
-from checkers.kinds import precision
+from checkers.kinds.numeric import precision
 from checkers.params import resolve_value
 from quiz_testing import SAMPLE_QUESTION
 

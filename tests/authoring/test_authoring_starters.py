@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from checkers.kinds import checker_kinds
+from checkers.kinds import kind_names
 from quizapp.authoring import pages, service
 from quizapp.authoring.yamlsafe import parse_yaml
 
 
 def test_every_answer_kind_has_a_starter():
-    assert set(pages.starter_kinds()) == set(checker_kinds())
+    assert set(pages.starter_kinds()) == set(kind_names())
 
 
 @pytest.mark.parametrize("kind", pages.starter_kinds())

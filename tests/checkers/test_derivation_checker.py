@@ -108,11 +108,11 @@ def test_generated_wrong_example_for_an_equation_start_is_incorrect(inprocess):
 
 
 def test_checker_examples_of_an_equation_part_grade_as_declared(inprocess):
-    from checkers.kinds.base import get_checker
+    from checkers.kinds.base import get_kind
     spec = {"kind": "derivation", "variables": GAO, "start": GAO_EQ_START, "goal": GAO_EQ_GOAL,
             "reference": ["alpha - 2*beta*d = 0", "2*beta*d = alpha", "d = alpha/(2*beta)"],
             "mistakes": [{"line": "d = alpha/beta", "note": "missing-half", "feedback": {"en": "half", "zh": "半"}}]}
-    ex = get_checker("derivation").examples(spec, {})
+    ex = get_kind("derivation").examples(spec, {})
     for raw in ex.correct:
         assert grading.grade(raw, spec, {}).status == "correct", raw
     for raw, note in ex.incorrect:

@@ -9,8 +9,8 @@ import pytest
 from checkers import grading
 from checkers.bank import load_bank
 from checkers.bank.variants import params_for
-from checkers.kinds import derivation_form as F
-from checkers.kinds.base import get_checker
+from checkers.kinds.derivation import form as F
+from checkers.kinds.base import get_kind
 from checkers.params import substitute
 from checkers.verdict import SpecError
 
@@ -170,4 +170,4 @@ def test_check_derivation_milestones(inprocess):
 def test_malformed_key_steps_are_refused(key_steps, problem):
     spec = {**K3, "key_steps": key_steps}
     with pytest.raises(SpecError, match=problem):
-        get_checker("derivation").validate_spec(spec)
+        get_kind("derivation").validate_spec(spec)

@@ -3,7 +3,7 @@ import math
 import pytest
 
 from checkers import grading
-from checkers.kinds import checker_kinds, get_checker
+from checkers.kinds import get_kind, kind_names
 from checkers.verdict import SpecError
 
 FB = {"en": "you forgot the 1/2", "zh": "漏掉了 1/2"}
@@ -12,7 +12,7 @@ NUM = {"kind": "numeric", "expected": {"expr": "ln(2)/2"}, "tolerance": {"rtol":
 
 
 def test_all_kinds_registered():
-    assert checker_kinds() == ["array", "choice", "code", "derivation", "freetext", "numeric", "symbolic"]
+    assert kind_names() == ["array", "choice", "code", "derivation", "freetext", "numeric", "symbolic"]
 
 
 @pytest.mark.parametrize("raw,status,note", [
@@ -54,11 +54,11 @@ def test_numeric_bits_for_nats_without_an_authored_rule():
 
 def test_numeric_spec_validation():
     with pytest.raises(SpecError):
-        get_checker("numeric").validate_spec({"kind": "numeric"})
+        get_kind("numeric").validate_spec({"kind": "numeric"})
     with pytest.raises(SpecError):
-        get_checker("numeric").validate_spec({"kind": "numeric", "expected": 1, "mistakes": [{"value": 2, "note": "Bad Id",
+        get_kind("numeric").validate_spec({"kind": "numeric", "expected": 1, "mistakes": [{"value": 2, "note": "Bad Id",
                                                                                               "feedback": FB}]})
-    get_checker("numeric").validate_spec(NUM)
+    get_kind("numeric").validate_spec(NUM)
 
 
 ARR = {"kind": "array", "expected": {"value": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]},
@@ -135,12 +135,12 @@ def test_freetext_is_self_assessed():
     v = grading.grade("KL is asymmetric because...", {"kind": "freetext", "weight": 0}, {})
     assert (v.status, v.note, v.score) == ("undecided", "self_assessed", 0.0)
     with pytest.raises(SpecError):
-        get_checker("freetext").validate_spec({"kind": "freetext", "weight": 1})
+        get_kind("freetext").validate_spec({"kind": "freetext", "weight": 1})
 
 
 @pytest.mark.parametrize("spec", [NUM, ARR, CH])
 def test_examples_grade_as_declared(spec):
-    checker = get_checker(spec["kind"])
+    checker = get_kind(spec["kind"])
     ex = checker.examples(spec, {})
     for raw in ex.correct:
         assert grading.grade(raw, spec, {}).status == "correct", raw

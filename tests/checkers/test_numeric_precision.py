@@ -10,7 +10,7 @@ import pytest
 
 from checkers import grading
 from checkers.bank import load_bank, load_question_file, params_for, public_view
-from checkers.kinds import precision
+from checkers.kinds.numeric import precision
 from checkers.kinds._common import read_number
 
 REL = {"rtol": 1e-3, "atol": 1e-8}  # the default band: 0.1 % relative -> 4 significant figures asked

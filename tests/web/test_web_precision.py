@@ -5,7 +5,7 @@ from __future__ import annotations
 import html as htmllib
 import re
 
-from checkers.kinds import precision
+from checkers.kinds.numeric import precision
 
 
 def _page(client, qid: str, lang: str) -> str:

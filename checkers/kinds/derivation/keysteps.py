@@ -4,7 +4,7 @@ Every line of a correct chain has the value of the start, so a chain that is val
 still show nothing: the start, the goal, or the start followed by the goal. On top of the chain's
 verdict (:func:`checkers.kinds.derivation.check_chain`):
 
-1. **No step of its own** -- every line is, in form (:mod:`.derivation_form`), the start or the goal
+1. **No step of its own** -- every line is, in form (:mod:`.form`), the start or the goal
    (or an equation whose sides are each a side of the start or goal, e.g. ``start = goal``): score 0,
    note ``no_steps``, "show your steps". Decided from forms alone, so it holds even when the chain
    could not be checked in time.

@@ -29,7 +29,7 @@ class Line:
     lhs: Any = None           # eq
     rhs: Any = None
     parsed: Any = None
-    form: Any = None          # its form (:func:`derivation_form.statement`), set by grade_lines
+    form: Any = None          # its form (:func:`.form.statement`), set by grade_lines
 
 
 def parse_line(text: str, index: int, spec: Mapping[str, Any]) -> Line:
