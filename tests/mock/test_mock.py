@@ -7,7 +7,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discover"))  # the small tagged bank
 
@@ -15,34 +14,13 @@ import bank_fixture  # noqa: E402
 
 from checkers.bank import params_for  # noqa: E402
 import quiz_testing as testing  # noqa: E402
-from quizapp.db import get_db  # noqa: E402
 from quizapp.mock import draw, timing  # noqa: E402
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
-@pytest.fixture()
-def mock_app(tmp_path):
-    app = testing.make_app(tmp_path)
-    bank_fixture.load(app, tmp_path / "bank")
-    app.config["QUIZ_BANK_PATH"] = str(tmp_path / "bank")
-    yield app
-    get_db(app).dispose()
-
-
 def _csrf(client, url="/mock") -> str:
     return CSRF.search(client.get(url).get_data(as_text=True)).group(1)
-
-
-def _stored_items(app, client) -> list[dict]:
-    """The interview's items as the server keeps them (the cookie only names the interview)."""
-    from quizapp.models import MockInterview
-    from quizapp.mock.store import SESSION_KEY
-
-    with client.session_transaction() as sess:
-        mid = sess[SESSION_KEY]
-    with get_db(app).Session() as s:
-        return s.get(MockInterview, mid).state["items"]
 
 
 def test_three_question_mock_interview_ends_with_its_report(mock_app):
@@ -57,7 +35,7 @@ def test_three_question_mock_interview_ends_with_its_report(mock_app):
         page = client.get(f"/mock/{n}").get_data(as_text=True)
         qid = re.search(r'id="mock-question" data-qid="([^"]+)"', page).group(1)
         seen.append(qid)
-        variant = _stored_items(mock_app, client)[n - 1]["variant"]
+        variant = testing.mock_items(mock_app, client)[n - 1]["variant"]
         p = params_for(by_id[qid], variant)["p"]
         answer = {"a-a": repr(2 * p), "a-b": "no"} if n != 2 else {"a-a": "0", "a-b": "yes"}
         resp = client.post(f"/mock/{n}", data={"csrf_token": token, **answer})
@@ -125,7 +103,7 @@ GRACE = 5
 
 
 def _item(client, n):
-    return dict(_stored_items(client.application, client)[n - 1])
+    return dict(testing.mock_items(client.application, client)[n - 1])
 
 
 def _remaining(html):
@@ -228,4 +206,4 @@ def test_a_restored_older_cookie_cannot_reopen_an_answered_question(mock_app):
     assert resp.status_code == 303 and resp.headers["Location"].endswith("/mock/report")
     again = client.post("/mock/1", data={"csrf_token": token, "a-a": "1", "a-b": "no"})
     assert again.status_code == 303 and not again.headers["Location"].endswith("/mock/2")
-    assert all(item.get("attempt") is None for item in _stored_items(mock_app, client))
+    assert all(item.get("attempt") is None for item in testing.mock_items(mock_app, client))

@@ -15,28 +15,12 @@ import bank_fixture  # noqa: E402
 
 from checkers.bank import params_for  # noqa: E402
 import quiz_testing as testing  # noqa: E402
-from quizapp.db import get_db  # noqa: E402
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
-@pytest.fixture()
-def mock_app(tmp_path):
-    app = testing.make_app(tmp_path)
-    bank_fixture.load(app, tmp_path / "bank")
-    app.config["QUIZ_BANK_PATH"] = str(tmp_path / "bank")
-    yield app
-    get_db(app).dispose()
-
-
 def _variant(app, client, n: int) -> int:
-    from quizapp.models import MockInterview
-    from quizapp.mock.store import SESSION_KEY
-
-    with client.session_transaction() as sess:
-        mid = sess[SESSION_KEY]
-    with get_db(app).Session() as s:
-        return s.get(MockInterview, mid).state["items"][n - 1]["variant"]
+    return testing.mock_items(app, client)[n - 1]["variant"]
 
 
 def _item(html: str, n: int) -> str:

@@ -364,3 +364,15 @@ def sql_seen(engine) -> Iterator[SqlSeen]:
                 connection.set_trace_callback(None)
             except sqlite3.ProgrammingError:  # closed meanwhile
                 pass
+
+
+def mock_items(app, client) -> list[dict]:
+    """The items of ``client``'s mock interview as the server keeps them (the cookie only names it)."""
+    from quizapp.db import get_db
+    from quizapp.mock.store import SESSION_KEY
+    from quizapp.models import MockInterview
+
+    with client.session_transaction() as sess:
+        mid = sess[SESSION_KEY]
+    with get_db(app).Session() as s:
+        return s.get(MockInterview, mid).state["items"]
