@@ -10,7 +10,7 @@ an author.
 from __future__ import annotations
 
 import click
-from flask import current_app
+from flask import current_app, g
 from sqlalchemy.orm import Session
 
 from .db import get_session
@@ -18,7 +18,10 @@ from .migrate import current_revision, head_revision, upgrade
 
 
 def ready_session() -> Session:
-    """The request-less session of a CLI command, with the schema at the newest revision."""
+    """The request-less session of a CLI command, with the schema at the newest revision (checked once per
+    command: a command that opens its session twice reads the revision once)."""
+    if g.get("_quiz_schema_ready"):
+        return get_session()
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     current, head = current_revision(app), head_revision(app)
     if current is None:
@@ -27,4 +30,5 @@ def ready_session() -> Session:
     elif current != head:
         raise click.ClickException(f"the database schema is at {current}, this version needs {head}: "
                                    "run `quizapp db-upgrade` first")
+    g._quiz_schema_ready = True
     return get_session()

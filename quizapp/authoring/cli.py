@@ -24,10 +24,6 @@ from ..cli_schema import ready_session
 from ..errors import ServiceError
 
 
-def _session():
-    return ready_session()
-
-
 @click.command("create-author")
 @click.argument("username")
 @click.option("--password-stdin", is_flag=True, help="read the password from the first line of stdin")
@@ -40,7 +36,7 @@ def create_author_command(username: str, password_stdin: bool, role: str) -> Non
     else:
         password = click.prompt("password", hide_input=True, confirmation_prompt=True)
     try:
-        learner = create_author(_session(), username, password, role=role)
+        learner = create_author(ready_session(), username, password, role=role)
     except AccountError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(f"created {role} {username} (id {learner.id})")
@@ -52,11 +48,11 @@ def create_author_command(username: str, password_stdin: bool, role: str) -> Non
 @with_appcontext
 def create_token_command(username: str, name: str | None) -> None:
     """Create an API token for USERNAME; it is printed once and only its hash is kept."""
-    learner = learner_for_username(_session(), username)
+    learner = learner_for_username(ready_session(), username)
     if learner is None:
         raise click.ClickException(f"no account {username!r}")
     try:
-        row, token = create_token(_session(), learner.id, name)
+        row, token = create_token(ready_session(), learner.id, name)
     except AccountError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(f"token id {row.id} for {username} (shown once; keep it secret):", err=True)
@@ -68,10 +64,10 @@ def create_token_command(username: str, name: str | None) -> None:
 @with_appcontext
 def list_tokens_command(username: str) -> None:
     """List USERNAME's tokens (never the tokens themselves)."""
-    learner = learner_for_username(_session(), username)
+    learner = learner_for_username(ready_session(), username)
     if learner is None:
         raise click.ClickException(f"no account {username!r}")
-    for row in list_tokens(_session(), learner.id):
+    for row in list_tokens(ready_session(), learner.id):
         click.echo(f"{row.id}\t{row.prefix}…\t{row.name or '-'}\tcreated {iso(row.created_at)}\t"
                    f"last used {iso(row.last_used_at) or 'never'}\t"
                    f"{'revoked ' + iso(row.revoked_at) if row.revoked_at else 'active'}")
@@ -83,7 +79,7 @@ def list_tokens_command(username: str) -> None:
 def revoke_token_command(token_id: int) -> None:
     """Revoke API token TOKEN_ID."""
     try:
-        revoke_token(_session(), token_id)
+        revoke_token(ready_session(), token_id)
     except AccountError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(f"token {token_id} revoked")
@@ -98,7 +94,7 @@ def import_command(directory: str, draft: bool, seeds: int) -> None:
     """Import question files (the layout of questions/): every file is validated and self-tested first;
     any failure imports nothing."""
     try:
-        summary = service.import_files(_session(), service.files_from_dir(directory), None,
+        summary = service.import_files(ready_session(), service.files_from_dir(directory), None,
                                        publish_now=not draft, seeds=seeds)
     except ServiceError as exc:
         for f in exc.extra.get("failures", []):
@@ -114,7 +110,7 @@ def import_command(directory: str, draft: bool, seeds: int) -> None:
 def regrade_command(attempt_id: str) -> None:
     """Re-grade a stored attempt against the version it answered; exit 1 if a verdict differs."""
     try:
-        result = service.regrade(_session(), attempt_id)
+        result = service.regrade(ready_session(), attempt_id)
     except ServiceError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(json.dumps(result, ensure_ascii=False, indent=2))
@@ -128,7 +124,7 @@ def regrade_command(attempt_id: str) -> None:
 @with_appcontext
 def selftest_stored_command(seeds: int, all_versions: bool) -> None:
     """Self-test every stored version that has no report yet and store the report; exit 1 on a failure."""
-    rows = service.selftest_unchecked(_session(), seeds=seeds, only_published=not all_versions)
+    rows = service.selftest_unchecked(ready_session(), seeds=seeds, only_published=not all_versions)
     for r in rows:
         click.echo(f"{r['question_id']} v{r['version']}: {'ok' if r['ok'] else str(r['failures']) + ' failure(s)'}")
     click.echo(f"self-tested {len(rows)} version(s)")

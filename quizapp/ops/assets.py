@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import checkers
 from checkers.languages import DEFAULT_LANG, LANGS
 
 _QUIZAPP = Path(__file__).resolve().parent.parent
-_CHECKERS = Path(__import__("checkers").__file__).resolve().parent
+_CHECKERS = Path(checkers.__file__).resolve().parent
 EDITOR_BUNDLE = _QUIZAPP / "static" / "vendor" / "code-editor.js"
 BUILD_HINT = "run scripts/setup in a checkout, or install the built wheel"
 
