@@ -22,7 +22,7 @@ from ..api.helpers import check_unknown, field, json_body, limit_small_bodies, o
 from ..auth import require_author
 from ..db import get_session
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
-from . import service
+from . import import_export, regrade, validation, versions
 from .yamlsafe import parse_yaml
 
 bp = Blueprint("authoring_api", __name__, url_prefix="/api/v1")
@@ -42,7 +42,7 @@ def _guard() -> None:
 
 
 def _seeds() -> int:
-    return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or service.MIN_SEEDS)
+    return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or validation.MIN_SEEDS)
 
 
 def _raw() -> bytes:
@@ -81,7 +81,7 @@ def _author_text() -> str | None:
 def create_question():
     principal = require_author()
     data = question_body()
-    body = service.create_question(get_session(), data, principal.learner_id, seeds=_seeds(),
+    body = versions.create_question(get_session(), data, principal.learner_id, seeds=_seeds(),
                                    text=_author_text())
     resp = ok(body, 201)
     resp.headers["Location"] = f"/api/v1/questions/{body['question_id']}/versions"
@@ -92,7 +92,7 @@ def create_question():
 def update_question(qid: str):
     principal = require_author()
     data = question_body()
-    body, created = service.update_question(get_session(), qid, data, principal.learner_id,
+    body, created = versions.update_question(get_session(), qid, data, principal.learner_id,
                                             seeds=_seeds(), text=_author_text())
     return ok(body, 201 if created else 200)
 
@@ -107,17 +107,17 @@ def publish_question(qid: str):
         number = field(body, "version", int, required=False)
         if number is not None and number < 1:
             raise ValidationError("version must be >= 1", "version")
-    return ok(service.publish(get_session(), qid, number, principal.learner_id, seeds=_seeds()))
+    return ok(versions.publish(get_session(), qid, number, principal.learner_id, seeds=_seeds()))
 
 
 @bp.get("/questions/<qid>/versions")
 def list_versions(qid: str):
-    return ok({"question_id": qid, "versions": service.list_versions(get_session(), qid)})
+    return ok({"question_id": qid, "versions": versions.list_versions(get_session(), qid)})
 
 
 @bp.delete("/questions/<qid>")
 def retire_question(qid: str):
-    return ok(service.retire(get_session(), qid))
+    return ok(versions.retire(get_session(), qid))
 
 
 @bp.get("/export")
@@ -128,16 +128,16 @@ def export_bank():
     if qid:
         if fmt not in ("yaml", "json"):
             raise ValidationError("format must be yaml or json for one question", "format")
-        rel, text = service.export_question(session, qid)
+        rel, text = import_export.export_question(session, qid)
         if fmt == "json":
             return ok({"files": [{"path": rel, "content": text}]})
         return Response(text, mimetype="application/yaml",
                         headers={"Content-Disposition": f'attachment; filename="{qid}.yaml"'})
     if fmt == "json":
-        return ok({"files": service.export_files(session)})
+        return ok({"files": import_export.export_files(session)})
     if fmt != "zip":
         raise ValidationError("format must be zip or json for the bank", "format")
-    return Response(service.export_zip(session), mimetype="application/zip",
+    return Response(import_export.export_zip(session), mimetype="application/zip",
                     headers={"Content-Disposition": 'attachment; filename="bank.zip"'})
 
 
@@ -149,7 +149,7 @@ def import_bank():
         raise ValidationError("publish must be true or false", "publish")
     mimetype = request.mimetype or ""
     if mimetype in ZIP_TYPES:
-        items = service.files_from_zip(_raw())
+        items = import_export.files_from_zip(_raw())
     elif mimetype in YAML_TYPES:
         name = request.args.get("path") or "imported.yaml"
         items = [(name, _yaml_text())]
@@ -164,14 +164,14 @@ def import_bank():
             items.append((f["path"], f["content"]))
     else:
         raise UnsupportedMediaType("send application/zip, application/yaml or application/json", "Content-Type")
-    summary = service.import_files(get_session(), items, principal.learner_id,
+    summary = import_export.import_files(get_session(), items, principal.learner_id,
                                    publish_now=publish_raw in ("true", "1"), seeds=_seeds())
     return ok(summary)
 
 
 @bp.post("/attempts/<attempt_id>/regrade")
 def regrade_attempt(attempt_id: str):
-    return ok(service.regrade(get_session(), attempt_id))
+    return ok(regrade.regrade(get_session(), attempt_id))
 
 
 __all__ = ["bp", "json"]

@@ -17,7 +17,7 @@ import sys
 
 import click
 from flask.cli import with_appcontext
-from . import service
+from . import import_export, regrade, versions
 from ..auth import AccountError, create_author, create_token, list_tokens, revoke_token
 from ..auth.accounts import iso, learner_for_username
 from ..cli_schema import ready_session
@@ -94,7 +94,7 @@ def import_command(directory: str, draft: bool, seeds: int) -> None:
     """Import question files (the layout of questions/): every file is validated and self-tested first;
     any failure imports nothing."""
     try:
-        summary = service.import_files(ready_session(), service.files_from_dir(directory), None,
+        summary = import_export.import_files(ready_session(), import_export.files_from_dir(directory), None,
                                        publish_now=not draft, seeds=seeds)
     except ServiceError as exc:
         for f in exc.extra.get("failures", []):
@@ -110,7 +110,7 @@ def import_command(directory: str, draft: bool, seeds: int) -> None:
 def regrade_command(attempt_id: str) -> None:
     """Re-grade a stored attempt against the version it answered; exit 1 if a verdict differs."""
     try:
-        result = service.regrade(ready_session(), attempt_id)
+        result = regrade.regrade(ready_session(), attempt_id)
     except ServiceError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(json.dumps(result, ensure_ascii=False, indent=2))
@@ -124,7 +124,7 @@ def regrade_command(attempt_id: str) -> None:
 @with_appcontext
 def selftest_stored_command(seeds: int, all_versions: bool) -> None:
     """Self-test every stored version that has no report yet and store the report; exit 1 on a failure."""
-    rows = service.selftest_unchecked(ready_session(), seeds=seeds, only_published=not all_versions)
+    rows = versions.selftest_unchecked(ready_session(), seeds=seeds, only_published=not all_versions)
     for r in rows:
         click.echo(f"{r['question_id']} v{r['version']}: {'ok' if r['ok'] else str(r['failures']) + ' failure(s)'}")
     click.echo(f"self-tested {len(rows)} version(s)")

@@ -31,7 +31,7 @@ from ..headers import set_security_headers
 from ..page_view import page_from_public_view
 from ..rendering import render_inline, render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
-from . import service
+from . import validation, version_history, versions
 from .expected_view import expected_html
 from .failure_place import failure_field
 from .yamlsafe import parse_yaml
@@ -157,7 +157,7 @@ def logout():
 @bp.get("/")
 def index():
     lang = current_lang()
-    questions = service.overview(get_session())
+    questions = versions.overview(get_session())
     for q in questions:  # the title in the page's language, its $maths$ drawn as on the question page
         titles = q.get("titles") or {}
         q["title_html"] = render_inline(titles.get(lang) or titles.get("en") or q["title"] or "", lang)
@@ -207,7 +207,7 @@ def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
 
 def _preview_or_error(data: Any, seed: int, lang: str) -> tuple[dict | None, str | None]:
     try:
-        service.validate(data)
+        validation.validate(data)
         return render_preview(data, seed, lang), None
     except ServiceError as exc:
         return None, exc.message
@@ -227,9 +227,9 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
     if data is not None:
         preview, preview_error = _preview_or_error(data, seed, lang)
         report = _placed(report, data, text)
-    versions = service.list_versions(get_session(), qid) if qid and version is not None else []
-    published = next((v for v in versions if v["status"] == "published"), None)
-    return render_template("author/editor.html", qid=qid, text=text, version=version, versions=versions,
+    rows = versions.list_versions(get_session(), qid) if qid and version is not None else []
+    published = next((v for v in rows if v["status"] == "published"), None)
+    return render_template("author/editor.html", qid=qid, text=text, version=version, versions=rows,
                            published=published, report=report, errors=errors or [], preview=preview,
                            preview_error=preview_error, seed=seed, preview_lang=lang, starters=starters or [],
                            starter=starter), status
@@ -246,7 +246,7 @@ def _placed(report: dict | None, data: Any, text: str) -> dict | None:
         if not f.get("line"):
             f["field"] = failure_field(data, f)
             if f["field"]:
-                service.locate_failures(text, [f])
+                validation.locate_failures(text, [f])
         failures.append(f)
     return {**report, "failures": failures}
 
@@ -260,15 +260,15 @@ def new():
 @bp.get("/q/<qid>")
 def edit(qid: str):
     number = request.args.get("version", type=int)
-    v = service.get_version_row(get_session(), qid, number)
-    if service.stored_check(get_session(), v.id) is None:  # e.g. loaded from the bank's files: test it now
-        service.selftest_version(get_session(), v, seeds=_seeds())
-    body = service.version_body(get_session(), v)
-    return _editor(qid, service.version_text(v), version=body, report=body["selftest"])
+    v = versions.get_version_row(get_session(), qid, number)
+    if versions.stored_check(get_session(), v.id) is None:  # e.g. loaded from the bank's files: test it now
+        versions.selftest_version(get_session(), v, seeds=_seeds())
+    body = versions.version_body(get_session(), v)
+    return _editor(qid, versions.version_text(v), version=body, report=body["selftest"])
 
 
 def _seeds() -> int:
-    return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or service.MIN_SEEDS)
+    return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or validation.MIN_SEEDS)
 
 
 def _yaml_error(exc) -> dict[str, Any]:
@@ -288,9 +288,9 @@ def save():
     try:
         data = parse_yaml(text, "editor")
         if qid:
-            body, _ = service.update_question(get_session(), qid, data, who.learner_id, text=text)
+            body, _ = versions.update_question(get_session(), qid, data, who.learner_id, text=text)
         else:
-            body = service.create_question(get_session(), data, who.learner_id, text=text)
+            body = versions.create_question(get_session(), data, who.learner_id, text=text)
     except BankError as exc:
         return _editor(qid, text, errors=[_yaml_error(exc)], status=422)
     except ServiceError as exc:
@@ -309,14 +309,14 @@ def publish(qid: str):
     who = _principal()
     number = request.form.get("version", type=int)
     try:
-        body = service.publish(get_session(), qid, number, who.learner_id)
+        body = versions.publish(get_session(), qid, number, who.learner_id)
     except ServiceError as exc:
         flash(exc.message)
         failures = exc.extra.get("failures") or []
         if failures:
-            v = service.get_version_row(get_session(), qid, number)
-            vb = service.version_body(get_session(), v)
-            return _editor(qid, service.version_text(v), version=vb, report=vb["selftest"], errors=failures,
+            v = versions.get_version_row(get_session(), qid, number)
+            vb = versions.version_body(get_session(), v)
+            return _editor(qid, versions.version_text(v), version=vb, report=vb["selftest"], errors=failures,
                            status=exc.status)
         return redirect(url_for("author.edit", qid=qid, version=number))
     flash(gettext("Published version %(n)s.", n=body["version"]))
@@ -327,11 +327,11 @@ def publish(qid: str):
 def retire(qid: str):
     """GET: the confirmation page; POST with ``confirm=yes``: retire (learners no longer see it)."""
     if request.method == "GET" or request.form.get("confirm") != "yes":
-        service.get_version_row(get_session(), qid)  # 404 for an unknown question
+        versions.get_version_row(get_session(), qid)  # 404 for an unknown question
         return render_template("author/confirm.html", qid=qid, action="retire",
                                target=url_for("author.retire", qid=qid))
     try:
-        service.retire(get_session(), qid)
+        versions.retire(get_session(), qid)
         flash(gettext("Retired %(qid)s: learners no longer see it.", qid=qid))
     except ServiceError as exc:
         flash(exc.message)
@@ -341,7 +341,7 @@ def retire(qid: str):
 @bp.post("/q/<qid>/unretire")
 def unretire(qid: str):
     try:
-        body = service.unretire(get_session(), qid)
+        body = versions.unretire(get_session(), qid)
         flash(gettext("Version %(n)s of %(qid)s is published again.", n=body["version"], qid=qid))
     except ServiceError as exc:
         flash(exc.message)
@@ -350,13 +350,13 @@ def unretire(qid: str):
 
 @bp.get("/q/<qid>/history")
 def history(qid: str):
-    rows = service.history(get_session(), qid)
+    rows = version_history.history(get_session(), qid)
     numbers = [r["version"] for r in rows]
     a = request.args.get("a", type=int)
     b = request.args.get("b", type=int)
     diff = None
     if a is not None and b is not None and a in numbers and b in numbers:
-        diff = service.diff_versions(get_session(), qid, a, b, seed=_seed_arg(request.args.get("seed", 0)),
+        diff = version_history.diff_versions(get_session(), qid, a, b, seed=_seed_arg(request.args.get("seed", 0)),
                                      lang=norm_lang(request.args.get("plang")) or "en")
     return render_template("author/history.html", qid=qid, versions=rows, diff=diff,
                            a=a if a is not None else (numbers[1] if len(numbers) > 1 else None),
@@ -370,7 +370,7 @@ def restore(qid: str):
     if number is None:
         abort(400, gettext("version is required"))
     try:
-        body = service.restore(get_session(), qid, number, who.learner_id, seeds=_seeds())
+        body = version_history.restore(get_session(), qid, number, who.learner_id, seeds=_seeds())
     except ServiceError as exc:
         flash(exc.message)
         return redirect(url_for("author.history", qid=qid))
@@ -380,7 +380,7 @@ def restore(qid: str):
 
 @bp.post("/selftest-unchecked")
 def selftest_unchecked():
-    rows = service.selftest_unchecked(get_session(), seeds=_seeds())
+    rows = versions.selftest_unchecked(get_session(), seeds=_seeds())
     flash(gettext("Self-tested %(n)s question(s).", n=len(rows)))
     return redirect(url_for("author.index"))
 

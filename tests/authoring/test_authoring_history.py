@@ -7,7 +7,7 @@ import copy
 
 from checkers.bank import dump_question
 import quiz_testing as testing
-from quizapp.authoring import service
+from quizapp.authoring import versions
 from quizapp.db import get_db
 
 YAML = {"Content-Type": "application/yaml"}
@@ -41,7 +41,7 @@ def test_history_diff_restore(authoring_client, authoring_creds, authoring_passw
     assert r.status_code == 302 and r.headers["Location"].endswith(f"/author/q/{qid}?version=3")
     with authoring_client.application.app_context():
         s = get_db(authoring_client.application).Session()
-        rows = service.list_versions(s, qid)
+        rows = versions.list_versions(s, qid)
         s.close()
     assert [(v["version"], v["status"]) for v in rows] == [(1, "published"), (2, "draft"), (3, "draft")]
     assert rows[2]["yaml"] == v1 and rows[2]["selftest"]["ok"] is True
@@ -68,14 +68,14 @@ def test_bank_questions_get_a_selftest_result(authoring_app):
     """The sample question is loaded from a file with no report; the CLI stores one for it."""
     with authoring_app.app_context():
         s = get_db(authoring_app).Session()
-        before = [q for q in service.overview(s) if q["selftest"] is None]
+        before = [q for q in versions.overview(s) if q["selftest"] is None]
         s.close()
     assert before  # loaded from the bank: nothing stored yet
     result = authoring_app.test_cli_runner().invoke(args=["selftest-stored"])
     assert result.exit_code == 0, result.output
     with authoring_app.app_context():
         s = get_db(authoring_app).Session()
-        after = service.overview(s)
+        after = versions.overview(s)
         s.close()
     assert all(q["selftest"] is not None for q in after if q["published"])
     assert f"self-tested {len(before)} version(s)" in result.output

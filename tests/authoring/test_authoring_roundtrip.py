@@ -153,16 +153,16 @@ def test_reimporting_unchanged_files_self_tests_only_what_changed(authoring_clie
                                                                     authoring_question, monkeypatch):
     import yaml
 
-    from quizapp.authoring import service
+    from quizapp.authoring import import_export
 
     tested = []
-    original = service.selftest_report
+    original = import_export.selftest_report
 
-    def counted(data, seeds=service.MIN_SEEDS):
+    def counted(data, seeds=import_export.MIN_SEEDS):
         tested.append(data["id"])
         return original(data, seeds)
 
-    monkeypatch.setattr(service, "selftest_report", counted)
+    monkeypatch.setattr(import_export, "selftest_report", counted)
     h = {"Authorization": f"Bearer {authoring_creds['author_token']}"}
     first = authoring_question("auth-reimport-a")
     second = authoring_question("auth-reimport-b")

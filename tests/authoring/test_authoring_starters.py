@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from checkers.kinds import kind_names
-from quizapp.authoring import pages, service
+from quizapp.authoring import pages, validation
 from quizapp.authoring.yamlsafe import parse_yaml
 
 
@@ -17,9 +17,9 @@ def test_every_answer_kind_has_a_starter():
 def test_starter_is_valid_and_self_tests(kind):
     text = pages.starter_text(kind)
     data = parse_yaml(text, kind)
-    service.validate(data, text=text)
+    validation.validate(data, text=text)
     assert kind in {p["kind"] for p in data["parts"]}
-    report = service.selftest_report(data)
+    report = validation.selftest_report(data)
     assert report["ok"], report["failures"][:3]
 
 

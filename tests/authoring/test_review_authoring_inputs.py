@@ -8,7 +8,7 @@ import zipfile
 import yaml
 
 from checkers.budget import count_calls
-from quizapp.authoring import service
+from quizapp.authoring import import_export
 from tests.authoring.conftest import author_question, bearer
 
 
@@ -67,7 +67,7 @@ def test_corrupt_zip_member_is_422_not_500(authoring_client, authoring_creds):
 
 
 def test_json_import_has_the_zip_file_count_limit(authoring_client, authoring_creds, monkeypatch):
-    monkeypatch.setattr(service, "MAX_IMPORT_FILES", 3)
+    monkeypatch.setattr(import_export, "MAX_IMPORT_FILES", 3)
     files = [{"path": f"L1/q{i}.yaml", "content": "id: x\n"} for i in range(4)]
     r = authoring_client.post("/api/v1/import", json={"files": files},
                               headers=bearer(authoring_creds["author_token"]))

@@ -9,7 +9,7 @@ import dataclasses
 
 from checkers.bank import distinct_failures, selftest
 from checkers.bank.selftest import MESSAGES, failure, failure_key
-from quizapp.authoring import service
+from quizapp.authoring import validation
 
 from tests.authoring.conftest import author_question
 
@@ -47,8 +47,8 @@ def test_the_authoring_report_never_reads_reasons(monkeypatch):
         report = real(question, seeds=seeds)
         return dataclasses.replace(report, failures=[dict(f, reason="(reworded)") for f in report.failures])
 
-    monkeypatch.setattr(service, "selftest", reworded)
-    report = service.selftest_report(_same_as_correct(), 20)
+    monkeypatch.setattr(validation, "selftest", reworded)
+    report = validation.selftest_report(_same_as_correct(), 20)
     for part in ("a", "b"):
         mine = [f for f in report["failures"] if f["part"] == part]
         assert len(mine) == 1 and mine[0]["seeds"] == list(range(20)), mine
