@@ -3,7 +3,7 @@
 In process (Flask test client, a temporary SQLite database holding the sample question, grading in
 process, rate limits off), one learner submits ``--submits`` attempts on the sample question over four
 variants. Printed: the median wall time and the SQL statements of the submits 2-11 and of the last ten,
-and their ratio. With the stored per-(learner, question) summary (quizapp.practice.summary) the ratio is
+and their ratio. With the stored per-(learner, question) summary (quizapp.study.summary) the ratio is
 about 1 and the statement count the same; reading the whole history made each submit cost more than the
 one before.
 

@@ -9,7 +9,7 @@ body's ``lang`` field), else English. The supported languages are :data:`checker
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from babel.support import NullTranslations
 from flask import Flask, g, has_app_context, request, url_for
@@ -66,6 +66,13 @@ def in_language(code: str, msgid: str, **params: Any) -> str:
 def text(message: Any) -> str:
     """``message`` in the current locale when it is a :class:`Message`, else as it is."""
     return message.translate() if isinstance(message, Message) else str(message)
+
+
+def localized(value: Any, lang: str) -> str:
+    """A ``{lang: text}`` field of a question (its title) in ``lang``, else in English, else the first."""
+    if isinstance(value, Mapping):
+        return str(value.get(lang) or value.get("en") or next(iter(value.values()), ""))
+    return "" if value is None else str(value)
 
 
 # --------------------------------------------------------------------------- choosing the language

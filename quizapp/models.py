@@ -269,7 +269,7 @@ PRACTICE_EVENT_KINDS = ("hint", "solution")
 
 class PracticeEvent(Base):
     """One hint shown or one "show solution" on a (learner, question, variant): the attempt policy
-    (:mod:`quizapp.practice.policy`) reads them to decide when the solution may be shown and how much
+    (:mod:`quizapp.study.policy`) reads them to decide when the solution may be shown and how much
     credit a part still earns; the review scheduler rates a question whose solution was asked for as Again."""
 
     __tablename__ = "practice_events"
@@ -289,8 +289,8 @@ class PracticeEvent(Base):
 
 
 class PracticeSummary(Base):
-    """What the attempt policy (:mod:`quizapp.practice.policy`) knows of one learner on one question, kept
-    up to date by each attempt in the attempt's own transaction (:mod:`quizapp.practice.summary`), so that a
+    """What the attempt policy (:mod:`quizapp.study.policy`) knows of one learner on one question, kept
+    up to date by each attempt in the attempt's own transaction (:mod:`quizapp.study.summary`), so that a
     submit reads one row instead of the learner's whole history of the question. ``state`` is the walked
     timeline: the running tries and hints since the last reveal and, per revealed variant, its tries,
     whether solved or requested, and its hints. Hints and solution requests are folded in from their

@@ -1,4 +1,4 @@
-"""Per (learner, question) summary of the attempt policy's history (quizapp.practice.summary): a submit
+"""Per (learner, question) summary of the attempt policy's history (quizapp.study.summary): a submit
 reads one row, not the learner's whole history of the question. Existing learners get theirs rebuilt by
 their next submit (an absent row is read from the history once).
 

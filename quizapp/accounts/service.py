@@ -25,11 +25,11 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
-from ..practice import summary as practice_summary
+from ..study import summary as practice_summary
 from ..models import (ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, SignedInSession,
                       utcnow)
 from ..timeutil import iso_utc
-from ..learning.review import card_view
+from ..study.review import card_view
 
 EMAIL_MAX = 254
 # One @, a non-empty local part without spaces, a domain with a dot: enough to catch typos; the address

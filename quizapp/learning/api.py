@@ -21,7 +21,8 @@ from ..db import get_session
 from ..errors import NotFound
 from ..learners import current_learner_id
 from ..services import attempts as attempt_service
-from . import history, progress as progress_service, review
+from . import history, progress as progress_service
+from ..study import review
 from ..accounts.identity import setup
 
 bp = Blueprint("learning_api", __name__, url_prefix="/api/v1")

@@ -19,7 +19,7 @@ from ..models import QuestionVersion
 from ..page_view import page_from_public_view
 from ..rendering import render_markdown
 from ..services import attempts as attempt_service
-from .common import grade_status
+from ..study.grades import grade_status
 
 #: Kinds whose answer is program text or lines of working: shown verbatim in a code block.
 VERBATIM_KINDS = frozenset({"code", "derivation"})

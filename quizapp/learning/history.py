@@ -19,7 +19,9 @@ from sqlalchemy.orm import Session
 from ..errors import ValidationError
 from ..models import Attempt, QuestionVersion
 from ..timeutil import iso_utc
-from .common import EPS, STATUSES, aware, grade_status, localized
+from ..i18n import localized
+from ..study.clock import aware
+from ..study.grades import EPS, STATUSES, grade_status
 from ..levels import LEVELS
 
 DEFAULT_LIMIT = 20

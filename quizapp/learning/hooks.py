@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..models import Attempt
-from . import review
+from ..study import review
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 def plan_review(session: Session, attempt: Attempt, data: Any,
                 history: list[tuple] | None = None, *, new_learner: bool = False) -> review.CardChange | None:
     """Read and rate the card of ``attempt`` (built, not yet stored) before the attempt's write turn; the
-    attempt's transaction stores it (:meth:`quizapp.learning.review.CardChange.write`). ``history``: the
+    attempt's transaction stores it (:meth:`quizapp.study.review.CardChange.write`). ``history``: the
     learner's timeline of the question read before the attempt (no second read); ``new_learner``: the
     learner was made up for this request, so it has no card to read. A failure is logged and answered as
     None: the attempt is then stored without touching the card."""

@@ -15,7 +15,8 @@ from ..db import get_session
 from ..auth.csrf import csrf_token
 from ..errors import ServiceError
 from ..learners import current_learner_id, learner_is_new
-from . import attempt_view, charts, history, pagekit, progress as progress_service, review
+from . import attempt_view, charts, history, pagekit, progress as progress_service
+from ..study import review
 from .timetext import time_tag
 from ..web import data as web_data
 from ..accounts.identity import setup

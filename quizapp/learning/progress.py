@@ -24,9 +24,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..models import Attempt, QuestionVersion
-from . import common
-from .common import aware, grade_status
-from .review import cards_by_question
+from ..study import clock
+from ..study.clock import aware
+from ..study.grades import grade_status
+from ..study.review import cards_by_question
 
 GAP_CAP = timedelta(minutes=10)
 FIRST_ATTEMPT = timedelta(minutes=2)
@@ -59,7 +60,7 @@ def streaks(days: set[date], today: date) -> dict[str, int]:
 
 
 def progress(session: Session, learner_id: str | None, *, at: datetime | None = None) -> dict[str, Any]:
-    at = at or common.now()
+    at = at or clock.now()
     today = at.date()
     rows = []
     if learner_id:

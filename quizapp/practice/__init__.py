@@ -1,2 +1,3 @@
-"""Practice that teaches: the attempt policy (tries before the solution), hints on demand and their
-credit, and the input help each part shows. See ``docs/practice.md``."""
+"""Practice that teaches: the endpoints of the attempt policy (tries before the solution) and of hints on
+demand, and the input help each part shows; the rules themselves are :mod:`quizapp.study`. See
+``docs/practice.md``."""

@@ -24,8 +24,7 @@ from ..models import PracticeEvent
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services.answers import json_safe
-from . import credit, policy
-from ..learning import review
+from ..study import credit, policy, review
 
 
 def _variant(value: Any) -> int:

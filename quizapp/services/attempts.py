@@ -9,8 +9,8 @@ The 201 body of ``POST /api/v1/questions/<id>/attempts`` (what :func:`submit_att
                   "solution_requested", "hints_shown": {part_id: n}},
      "solution": {"key_points", "pitfalls", "worked", "expected": {part_id: ...}}}   # only when allowed
 
-``solution`` is present only when the attempt policy allows it (:mod:`quizapp.practice.policy`); every
-part also carries ``hints_used`` and ``credit`` (:mod:`quizapp.practice.credit`).
+``solution`` is present only when the attempt policy allows it (:mod:`quizapp.study.policy`); every
+part also carries ``hints_used`` and ``credit`` (:mod:`quizapp.study.credit`).
 
 A part's ``score`` is in points (verdict score x the part's weight). ``invalid``/``undecided`` parts
 (and parts left unanswered) have ``counted: false``: they consume no attempt and add nothing; an
@@ -40,8 +40,7 @@ from ..i18n import LANGS, N_, in_language
 from .questions import get_question
 from ..timeutil import iso_utc
 from ..ops.metrics import observe_grading
-from ..practice import credit, policy, summary
-from ..learning import common as learning_clock
+from ..study import clock, credit, policy, summary
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +188,7 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any
     committed: in one group commit with the attempts other threads are storing meanwhile
     (:func:`quizapp.db.write_together`), where the learners, the attempts and the rows ``planned.rows``
     gives (if it has that method; the review cards) of the group are each one statement; ``keep_summary``
-    (:func:`quizapp.practice.summary.writer`) updates the learner's summary of the question. Prepared
+    (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question. Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued
     behind it."""
     attempt_row = (_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
@@ -219,7 +218,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
     history)`` runs before the transaction, on the attempt built but not stored (``history``: what the review
     rating reads of the learner's earlier timeline of the question, ``Snapshot.history`` of
-    :mod:`quizapp.practice.summary`): it returns None or an object whose ``write(session)`` runs
+    :mod:`quizapp.study.summary`): it returns None or an object whose ``write(session)`` runs
     inside the transaction after the attempt's INSERT (what else an attempt writes, committed with it: with
     ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
     write fails, the attempt is stored without it. ``question``: the published question
@@ -236,7 +235,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
     variant = check_variant(variant)
     verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
     # The learner's history of the question as one stored row (plus events since): a submit's reads do
-    # not grow with the attempts before it (quizapp.practice.summary).
+    # not grow with the attempts before it (quizapp.study.summary).
     known = summary.read(session, learner_id, question_id, question["version_id"], data) \
         if learner_id and not new_learner else summary.empty(question["version_id"])
     items = known.history
@@ -248,7 +247,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                       question_version_id=question["version_id"], variant=variant,
                       answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
                       max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
-                      created_at=learning_clock.now())  # the clock of history and review
+                      created_at=clock.now())  # the clock of history and review
     planned = plan_write(session, attempt, data, items) if plan_write is not None else None
     # The response is the attempt as built plus the state after it, which is the walk read above plus
     # the attempt (hints do not change): no second read of the summary, and no interpreter work
@@ -278,7 +277,7 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
 def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], lang: str, body: dict,
                  *, solution: bool = True, current: policy.PracticeState | None = None) -> dict:
     """Add the learner's ``practice`` state on the attempt's variant, and the ``solution`` only when the
-    attempt policy lets it be shown (:mod:`quizapp.practice.policy`)."""
+    attempt policy lets it be shown (:mod:`quizapp.study.policy`)."""
     if current is None:
         current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data)
     body["practice"] = current.view()

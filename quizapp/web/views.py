@@ -22,7 +22,8 @@ from ..ascii_int import parse_ascii_uint
 from ..kind_assets import kind_scripts
 from . import bp, data
 from quizapp.i18n import gettext, page_args, set_page_args
-from quizapp.practice import inputhelp, policy
+from quizapp.practice import inputhelp
+from quizapp.study import policy
 import checkers.bank as bank
 
 from .i18n import LANGS, current_lang, js_strings, remember_lang, t

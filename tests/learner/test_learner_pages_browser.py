@@ -140,13 +140,13 @@ def test_due_item_opens_from_the_list_and_the_learner_rates_it(live, lm, monkeyp
 
     from selenium.webdriver.common.by import By
 
-    from quizapp.learning import common
+    from quizapp.study import clock as study_clock
 
     with testing.headless_chromium(extra_args=("--lang=en-US",), profile_prefix="learner-rate-") as driver:
         testing.open_question(driver, live, QID, 2)
         _submit(driver, None)  # wrong: Again, due again in a minute
         later = datetime.now(timezone.utc) + timedelta(minutes=10)
-        monkeypatch.setattr(common, "now", lambda: later)  # the live server runs in this process
+        monkeypatch.setattr(study_clock, "now", lambda: later)  # the live server runs in this process
         driver.get(f"{live}/review")
         link = driver.find_element(By.CSS_SELECTOR, "#review-due a.review-open")
         link.click()

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import quiz_testing as testing
-from quizapp.learning import common
+from quizapp.study import clock as study_clock
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
@@ -15,7 +15,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 def clock(monkeypatch, app):
     """The learner-memory clock, which also stamps attempts (as if answered at that moment)."""
     state = {"now": T0}
-    monkeypatch.setattr(common, "now", lambda: state["now"])
+    monkeypatch.setattr(study_clock, "now", lambda: state["now"])
     yield state
 
 

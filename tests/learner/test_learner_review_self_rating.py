@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from fsrs import Card, Rating, Scheduler, State
 
-from quizapp.learning import common
+from quizapp.study import clock as study_clock
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
@@ -16,7 +16,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 @pytest.fixture
 def clock(monkeypatch, app):
     state = {"now": T0}
-    monkeypatch.setattr(common, "now", lambda: state["now"])
+    monkeypatch.setattr(study_clock, "now", lambda: state["now"])
     yield state
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import select, text
 
 import quiz_testing as testing
 from quizapp.db import get_db
-from quizapp.learning import common
+from quizapp.study import clock as study_clock
 from quizapp.models import Attempt, Learner, LearnerAccount, Question, QuestionVersion, ReviewCard
 
 
@@ -22,7 +22,7 @@ def _answer(client, variant, answers, headers=None):
 def test_pg_learner_tables_and_cascade(pg_app, monkeypatch):
     # The learner-memory clock at a fixed morning: "upcoming" means later the same UTC day, so a run just
     # before midnight saw the card fall due tomorrow instead.
-    monkeypatch.setattr(common, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
+    monkeypatch.setattr(study_clock, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
     with get_db(pg_app).engine.connect() as conn:
         types = {r[0]: r[1] for r in conn.execute(text(
             "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'review_cards'"))}

@@ -8,8 +8,8 @@ from checkers.bank.variants import part_hints
 from checkers.params import resolve_value
 from quiz_testing import SAMPLE_QUESTION
 
-from quizapp.practice.credit import credit
-from quizapp.practice.policy import ATTEMPT, HINT, REQUEST, walk
+from quizapp.study.credit import credit
+from quizapp.study.policy import ATTEMPT, HINT, REQUEST, walk
 
 QID = SAMPLE_QUESTION["id"]
 PART_A = SAMPLE_QUESTION["parts"][0]

@@ -5,7 +5,7 @@ from checkers.bank import params_for
 from checkers.params import resolve_value
 from quizapp.db import get_session
 from quizapp.models import PracticeEvent, ReviewCard
-from quizapp.practice.credit import CREDIT_FLOOR, HINT_COST, credit
+from quizapp.study.credit import CREDIT_FLOOR, HINT_COST, credit
 from quiz_testing import SAMPLE_QUESTION
 
 QID = SAMPLE_QUESTION["id"]

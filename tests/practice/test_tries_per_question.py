@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 from quiz_testing import SAMPLE_QUESTION
 
-from quizapp.practice.policy import replay, tries_allowed
+from quizapp.study.policy import replay, tries_allowed
 
 QID = SAMPLE_QUESTION["id"]
 WRONG = {"a": "0", "b": "yes"}

@@ -96,7 +96,7 @@ def _counts(app) -> tuple[int, int]:
 
 
 def test_a_card_write_failing_inside_the_transaction_keeps_the_attempt(app, client, monkeypatch):
-    from quizapp.learning import review
+    from quizapp.study import review
 
     original = review.CardChange.write
 
@@ -113,7 +113,7 @@ def test_a_card_write_failing_inside_the_transaction_keeps_the_attempt(app, clie
 
 
 def test_a_card_that_cannot_be_rated_keeps_the_attempt(app, client, monkeypatch):
-    from quizapp.learning import review
+    from quizapp.study import review
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("no card")
@@ -131,7 +131,7 @@ def test_a_card_changed_between_its_rating_and_its_write_is_rated_again(app, cli
     from sqlalchemy import select, update
 
     from quizapp.db import get_db
-    from quizapp.learning import review
+    from quizapp.study import review
     from quizapp.models import ReviewCard
 
     assert _submit(client, 1).status_code == 201
@@ -164,7 +164,7 @@ def test_a_card_rated_before_the_write_equals_one_rated_inside_it(app):
 
     from quizapp.db import get_db
     from quizapp.learners import ensure_learner
-    from quizapp.learning import review
+    from quizapp.study import review
     from quizapp.models import Attempt, ReviewCard
     from quizapp.services.attempts import grade_answers
     from quizapp.services.questions import get_question
@@ -204,7 +204,7 @@ def test_a_card_rated_before_the_write_equals_one_rated_inside_it(app):
 
 
 def test_a_submit_reads_the_learners_summary_not_the_history(app, client, monkeypatch):
-    from quizapp.practice import policy
+    from quizapp.study import policy
 
     assert _submit(client, 1).status_code == 201  # an earlier attempt: the history is not empty
     reads = []
@@ -218,7 +218,7 @@ def test_a_submit_reads_the_learners_summary_not_the_history(app, client, monkey
     r = _submit(client, 1)
     assert r.status_code == 201
     assert r.get_json()["practice"]["tries_used"] == 2  # the second try on the question, counted once
-    assert reads == []  # the stored summary (quizapp.practice.summary) stands for the history
+    assert reads == []  # the stored summary (quizapp.study.summary) stands for the history
 
 
 def _statements_of_submit(app, client) -> tuple[object, list[str]]:

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from quizapp import sqlite_rows
 from quizapp.learners import learner_row
-from quizapp.learning.review import _NEW_CARD_ROW, _SAME_CARD
+from quizapp.study.review import _NEW_CARD_ROW, _SAME_CARD
 from quizapp.models import Attempt, Base, Learner
 from quizapp.services.attempts import _ATTEMPT_KEYS, _INSERT_ATTEMPT
 

@@ -1,5 +1,5 @@
 """A learner's late submit on a question does the work of an early one: the attempt policy's history is one
-stored row per (learner, question) (``practice_summaries``, quizapp.practice.summary), updated in the
+stored row per (learner, question) (``practice_summaries``, quizapp.study.summary), updated in the
 attempt's own transaction, so a submit runs the same statements whatever the attempts before it and reads
 none of them. The row is a cache of the full history: what it gives equals the policy's walk of every
 attempt, hint and solution request, and a row changed behind a submit's back is dropped and rebuilt."""
@@ -9,7 +9,7 @@ from sqlalchemy import select
 import quiz_testing as testing
 from quizapp.db import get_db
 from quizapp.models import PracticeSummary
-from quizapp.practice import policy, summary
+from quizapp.study import policy, summary
 
 QID = testing.SAMPLE_QUESTION["id"]
 

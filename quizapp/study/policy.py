@@ -9,7 +9,7 @@ points, pitfalls, the worked solution and every part's expected answer -- is sho
   :data:`checkers.bank.schema.TRIES_DEFAULT`; attempts whose every part was invalid or unchecked do not
   count), or
 * when the learner **asks** for it ("show solution"): recorded as a :class:`PracticeEvent`, and the
-  review scheduler rates the question Again (:func:`quizapp.learning.review.record_reveal`).
+  review scheduler rates the question Again (:func:`quizapp.study.review.record_reveal`).
 
 Tries are counted per (learner, question), not per variant: switching to another variant (other numbers,
 the same question) does not give fresh tries, or the last-try gate could be dodged by asking for a new
@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from checkers.bank.schema import TRIES_DEFAULT
 from checkers.kinds import get_kind
 
-from ..learning.common import aware
+from .clock import aware
 from ..models import Attempt, PracticeEvent
 
 CORRECT, TRIES, REQUESTED = "correct", "tries", "requested"
@@ -228,7 +228,7 @@ def state(session: Session, learner_id: str | None, question_id: str, variant: i
     ``items`` (the timeline, hints included) is read from the database unless the caller already has it,
     and ``hints`` (per part) is taken from it unless given: an attempt's response replays the timeline read
     before it was stored, plus the attempt (which shows no hint). ``walked``: the timeline already walked
-    (:mod:`quizapp.practice.summary`), used instead of ``items``."""
+    (:mod:`quizapp.study.summary`), used instead of ``items``."""
     out = PracticeState(tries_allowed=tries_allowed(data))
     if not learner_id:
         return out

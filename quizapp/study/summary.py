@@ -2,11 +2,11 @@
 each attempt updates in its own transaction: a submit reads that row, not every earlier attempt, so the
 300th submit on a question costs what the first does.
 
-The row holds the walk of :func:`quizapp.practice.policy.walk` over everything up to the last attempt stored
+The row holds the walk of :func:`quizapp.study.policy.walk` over everything up to the last attempt stored
 (running tries and hints since the last reveal; per revealed variant its tries, solved, requested and hints),
 ``last_event_id`` (the hints and solution requests folded in: ``practice_events`` rows above it are read and
 walked on at the next submit, a handful at most), ``last_short_at`` (the latest counted attempt scored below
-full, which is all the review rating reads of earlier attempts: :func:`quizapp.learning.review.attempt_rating`)
+full, which is all the review rating reads of earlier attempts: :func:`quizapp.study.review.attempt_rating`)
 and ``attempts`` (how many attempts it folds in).
 
 It is a cache, never the truth: an absent row, or one walked for another version of the question, is
@@ -27,7 +27,8 @@ from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from ..db import insert_unless_present
-from ..learning.common import EPS, aware
+from .clock import aware
+from .grades import EPS
 from ..models import Attempt, PracticeEvent, PracticeSummary, utcnow
 from . import policy
 
@@ -52,7 +53,7 @@ _LONG_AGO = datetime(1970, 1, 1, tzinfo=timezone.utc)
 @dataclass
 class Snapshot:
     """The learner's history of a question as a submit needs it: ``walked`` (the policy's walk before the
-    attempt), ``history`` (what the review rating reads: :func:`quizapp.learning.review.attempt_rating`),
+    attempt), ``history`` (what the review rating reads: :func:`quizapp.study.review.attempt_rating`),
     ``known`` (something of the learner is stored, so its ``learners`` row exists), ``seen`` (the row's
     ``attempts`` as read; None when there was no row) and what the row is written with."""
 

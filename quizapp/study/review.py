@@ -13,7 +13,7 @@ Rating an attempt (:func:`attempt_rating`) from its graded (non-free-text) parts
 
 * the learner asked for the solution of the attempt's variant before submitting it -> Again (asking for
   the solution is itself rated Again at once, :func:`record_reveal`);
-* full marks reached with hints (a part's ``hints_used``, :mod:`quizapp.practice.credit`) -> Hard at best.
+* full marks reached with hints (a part's ``hints_used``, :mod:`quizapp.study.credit`) -> Hard at best.
 
 The service does not time answers, so Easy comes only from the learner. Free-text parts cannot be graded:
 an attempt that answers one waits for the learner's own rating (Again / Hard / Good / Easy, after reading
@@ -33,14 +33,17 @@ from typing import Any, Mapping
 from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
+from checkers.kinds import find_kind
 
 from ..db import insert_unless_present
 from ..errors import Conflict, ValidationError
 from ..models import Attempt, QuestionVersion, ReviewCard
 from ..timeutil import iso_utc
-from . import common
-from .common import EPS, aware, localized
-from ..practice.policy import ATTEMPT, solution_requested_before
+from ..i18n import localized
+from . import clock
+from .clock import aware
+from .grades import EPS
+from .policy import ATTEMPT, solution_requested_before
 
 RETRY_WINDOW = timedelta(hours=12)
 RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
@@ -96,7 +99,7 @@ def review(row: ReviewCard, rating: Rating, at: datetime) -> ReviewCard:
 
 
 def _freetext_ids(data: Mapping[str, Any]) -> set[str]:
-    return {p["id"] for p in data.get("parts") or [] if p.get("kind") == "freetext"}
+    return {p["id"] for p in data.get("parts") or [] if not getattr(find_kind(p.get("kind")), "machine_graded", True)}
 
 
 def _answered(value: Any) -> bool:
@@ -107,7 +110,7 @@ def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any],
                    history: list[tuple] | None = None) -> Rating | None:
     """The graded parts' rating of ``attempt`` (None when no graded part counted). ``history``, when the
     caller has it, is the learner's timeline of the question read before the attempt was stored
-    (:func:`quizapp.practice.policy.timeline`): the earlier attempts and solution requests are then taken
+    (:func:`quizapp.study.policy.timeline`): the earlier attempts and solution requests are then taken
     from it instead of read again."""
     free = _freetext_ids(data)
     graded = {pid: v for pid, v in (attempt.verdicts or {}).items() if pid not in free}
@@ -138,7 +141,7 @@ def record_reveal(session: Session, learner_id: str, question_id: str,
                   at: datetime | None = None) -> dict[str, Any]:
     """The learner asked for the solution: rate the question's card Again now (committed), so that a
     question given up on comes back soon even if no answer follows."""
-    at = at or common.now()
+    at = at or clock.now()
     row = session.get(ReviewCard, (learner_id, question_id))
     if row is None:
         row = _new_row(learner_id, question_id, at)
@@ -174,7 +177,7 @@ def record_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any],
     """Update the learner's card for a stored attempt (committed, or only flushed with ``commit=False``
     when the caller commits it with the attempt); what the attempt's response shows under ``review``, or
     None when nothing could be rated. ``history``: as for :func:`attempt_rating`."""
-    at = at or common.now()
+    at = at or clock.now()
     what = _what_to_rate(session, attempt, data, history)
     if what is None:
         return None
@@ -270,7 +273,7 @@ def plan_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any], at
     writing anything; None when the attempt rates nothing. ``history``: as for :func:`attempt_rating`.
     ``new_learner``: the learner id was made up for this request, so no card of it exists (the new card is
     still written as an INSERT that yields to a stored one, :meth:`CardChange.write`)."""
-    at = at or common.now()
+    at = at or clock.now()
     what = _what_to_rate(session, attempt, data, history)
     if what is None:
         return None
@@ -295,7 +298,7 @@ def self_rate(session: Session, learner_id: str, question_id: Any, rating: Any,
     chosen = parse_rating(rating)
     if not isinstance(question_id, str) or not question_id or len(question_id) > 80:
         raise ValidationError("question_id must be a question id", "question_id")
-    at = at or common.now()
+    at = at or clock.now()
     row = session.get(ReviewCard, (learner_id, question_id))
     if row is not None and row.pending_attempt_id is None and aware(row.due) <= at:
         review(row, chosen, at)
@@ -314,7 +317,7 @@ def is_due(session: Session, learner_id: str, question_id: str, at: datetime | N
     """Whether the learner's card of ``question_id`` is due and waits for no free-text rating: what
     :func:`self_rate` rates as a review of its own."""
     row = session.get(ReviewCard, (learner_id, question_id))
-    return row is not None and row.pending_attempt_id is None and aware(row.due) <= (at or common.now())
+    return row is not None and row.pending_attempt_id is None and aware(row.due) <= (at or clock.now())
 
 
 def card_view(row: ReviewCard) -> dict[str, Any]:
@@ -333,7 +336,7 @@ def queue(session: Session, learner_id: str | None, *, lang: str = "en", at: dat
           limit: int = 100) -> dict[str, Any]:
     """Due cards (oldest due first), those coming due later today (``upcoming``), the cards waiting for a self-rating, counts of cards due by the end of
     today / during tomorrow / within 7 days (UTC days), and when the next card not yet due is due."""
-    at = at or common.now()
+    at = at or clock.now()
     empty = {"due": [], "upcoming": [], "pending": [], "counts": {"due_now": 0, "today": 0, "tomorrow": 0, "week": 0, "cards": 0},
              "next_due": None}
     if not learner_id:
