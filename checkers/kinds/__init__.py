@@ -6,6 +6,6 @@ service iterates over the registry and never names a kind.
 
 from . import base
 from . import array, choice, code, derivation, freetext, numeric, symbolic  # noqa: F401  (register themselves)
-from .base import Examples, Kind, all_kinds, get_kind, kind_names, register_kind
+from .base import Examples, Kind, all_kinds, find_kind, get_kind, kind_names, register_kind
 
-__all__ = ["Examples", "Kind", "all_kinds", "base", "get_kind", "kind_names", "register_kind"]
+__all__ = ["Examples", "Kind", "all_kinds", "base", "find_kind", "get_kind", "kind_names", "register_kind"]

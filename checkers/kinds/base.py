@@ -17,6 +17,19 @@ name a kind; they call :func:`get_kind` and the methods below.
 * ``validate_spec(spec)``         -> raise :class:`SpecError` if the authored part is malformed
 * ``public(part, params, lang, fill)`` -> the kind's own fields of the learner's view
 
+What the service asks a kind beyond grading (so that no module outside ``checkers/kinds/`` names one):
+
+* ``placeholder(part)`` / ``syntax_help(part)`` -> the input's placeholder and syntax line ({"en","zh"})
+* ``page(part, render)``          -> the kind's own fields of the page view (texts rendered by ``render``)
+* ``plain_form`` / ``form_answer(values, part)`` -> whether and how a plain HTML form (a mock interview)
+  answers a part, and the answer from the form's values
+* ``answer_form``                 -> how a given or expected answer is shown (text, verbatim, options)
+* ``answer_schema`` / ``public_schema`` -> the answer's and the public fields' JSON Schema (OpenAPI)
+* ``read_back(details)``          -> the fields a stored verdict's details add to an attempt read back
+* ``queued``                      -> whether a queue backend sends its grading to grading hosts
+* ``param_exprs``                 -> whether ``expr`` in ``expected``/``mistakes`` is a number of the parameters
+* ``starter_file``                -> the authoring tool's starter question (``starter.yaml`` in the folder)
+
 ``spec`` is the part as authored (a dict from the question file); ``params`` are the variant's
 parameter values. Kinds resolve ``{{name}}`` placeholders and reference-engine calls themselves
 through :mod:`checkers.params`.
@@ -85,6 +98,17 @@ class Kind:
     * ``mistake_answers`` whether each known mistake is an answer that can be graded (the authoring tool
                           then checks that none of them grades correct)
     * ``assets``          browser files of the kind's folder that its pages load
+    * ``queued``          grading is heavy work (running learner code): a queue backend sends it to grading hosts
+    * ``answer_form``     how an answer, given or expected, is shown: ``"text"``, ``"verbatim"`` (program text
+                          or lines of working, in a code block) or ``"options"`` (option ids, shown by text)
+    * ``plain_form``      how a plain HTML form answers a part (a mock interview): ``"text"`` (one text field),
+                          ``"widget"`` (the kind's ``form.html``, fields named ``a-<part id>``) or ``None`` (the
+                          question page's editors are needed: not offered)
+    * ``param_exprs``     an ``expr`` in ``expected`` or ``mistakes`` is a number computed from the parameters
+                          (the authoring tool parses it with the first variant's values); False where it is
+                          the answer's own formula in the part's variables
+    * ``answer_schema``   JSON Schema of an answer (the OpenAPI ``Answer`` is the union over the kinds)
+    * ``public_schema``   JSON Schema properties of the fields :meth:`public` adds (merged into ``PublicPart``)
     """
 
     name: ClassVar[str] = ""
@@ -94,6 +118,12 @@ class Kind:
     machine_graded: ClassVar[bool] = True
     mistake_answers: ClassVar[bool] = False
     assets: ClassVar[tuple[str, ...]] = ()
+    queued: ClassVar[bool] = False
+    answer_form: ClassVar[str] = "text"
+    plain_form: ClassVar[str | None] = None
+    param_exprs: ClassVar[bool] = True
+    answer_schema: ClassVar[Mapping[str, Any]] = {"type": "string", "description": "text"}
+    public_schema: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
 
     # ---------------------------------------------------------------- the unit's files
     @property
@@ -117,6 +147,42 @@ class Kind:
             return None
         path = self.folder / filename
         return path if path.is_file() else None
+
+    @property
+    def starter_file(self) -> Path | None:
+        """The authoring tool's starter question for this kind (``starter.yaml`` in its folder), if any:
+        a valid question that passes its self-test as is."""
+        path = self.folder / "starter.yaml"
+        return path if path.is_file() else None
+
+    @property
+    def form_template(self) -> str | None:
+        """A plain form's widget (``<name>/form.html``) where :attr:`plain_form` is ``"widget"``."""
+        return f"{self.name}/form.html" if self.plain_form == "widget" else None
+
+    # ---------------------------------------------------------------- pages
+    def placeholder(self, part: Mapping[str, Any]) -> Message | None:
+        """The input's placeholder ({"en","zh"}) for a part of the public view, from its kind and names
+        (never its answer); None for none. An author's ``placeholder:`` overrides it."""
+        return None
+
+    def syntax_help(self, part: Mapping[str, Any]) -> Message | None:
+        """One line under the input saying what it takes ({"en","zh"}); None where no help is needed."""
+        return None
+
+    def page(self, part: Mapping[str, Any], render: Callable[[str], Any]) -> dict[str, Any]:
+        """The kind's own fields of the page view of a public part; ``render(text)`` turns Markdown with
+        maths into safe inline HTML."""
+        return {}
+
+    def form_answer(self, values: list[str], part: Mapping[str, Any]) -> Any:
+        """The answer a plain form sent: ``values`` are the form's values named ``a-<part id>``."""
+        return values[0] if values else ""
+
+    def read_back(self, details: Mapping[str, Any]) -> dict[str, Any]:
+        """Fields a stored verdict's ``details`` add at the top of the part when an attempt is read back
+        (for clients that show them beside the verdict)."""
+        return {}
 
     # ---------------------------------------------------------------- authoring
     def validate_spec(self, spec: Mapping[str, Any]) -> None:
@@ -202,6 +268,11 @@ def get_kind(name: Any) -> Kind:
         raise SpecError(f"unknown part kind {name!r}; known: {', '.join(sorted(_KINDS))}") from None
 
 
+def find_kind(name: Any) -> Kind | None:
+    """The registered kind called ``name``, or None (a page shows what it can of an unknown part)."""
+    return _KINDS.get(name) if isinstance(name, str) else None
+
+
 def kind_names() -> list[str]:
     return sorted(_KINDS)
 
@@ -211,5 +282,5 @@ def all_kinds() -> list[Kind]:
 
 
 __all__ = ["GRADE_TIMEOUT", "AnswerParseError", "AnswerShapeError", "Examples", "Fill", "Interpretation", "Kind",
-           "SpecError", "Verdict", "all_kinds", "get_kind", "invalid_verdict", "kind_names", "register_kind",
+           "SpecError", "Verdict", "all_kinds", "find_kind", "get_kind", "invalid_verdict", "kind_names", "register_kind",
            "too_complex_verdict", "unregister_kind"]

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from ..mathparse import parse_math
 from ..params import PLACEHOLDER, substitute_text
-from ..verdict import AnswerParseError, SpecError
+from ..verdict import AnswerParseError, Message, SpecError, msg
 
 _WARM = False
 
@@ -76,4 +76,24 @@ def public_names(part: Mapping[str, Any]) -> dict[str, Any]:
             "functions": {name: list((f or {}).get("args", [])) for name, f in funcs.items()}}
 
 
-__all__ = ["parse_spec_expr", "public_names", "spec_parse_check", "validate_common", "warm_parser"]
+#: JSON Schema of the fields :func:`public_names` gives (OpenAPI ``PublicPart``).
+PUBLIC_NAMES_SCHEMA = {"variables": {"type": "array", "items": {"type": "string"}}, "functions": {"type": "object"}}
+
+
+def names_of(part: Mapping[str, Any]) -> str:
+    """The names a learner may use in a part of the public view, as one comma-separated list."""
+    return ", ".join(str(n) for n in part.get("variables") or [])
+
+
+def maths_syntax_help(part: Mapping[str, Any]) -> Message:
+    """The line under a maths input: how to write products, powers, logs, and the names it takes."""
+    rule = msg("Write * for products, ^ for powers, ln() and exp() for logs and exponentials.")
+    names = names_of(part)
+    if not names:
+        return rule
+    also = msg("Names you may use: %(names)s.", names=names)
+    return {lang: f"{rule[lang]} {also[lang]}" for lang in rule}
+
+
+__all__ = ["PUBLIC_NAMES_SCHEMA", "maths_syntax_help", "names_of", "parse_spec_expr", "public_names", "spec_parse_check",
+           "validate_common", "warm_parser"]

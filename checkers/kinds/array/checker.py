@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ...limits import MAX_GRADED_ARRAY_DEPTH as MAX_DEPTH
 from ...limits import MAX_GRADED_ARRAY_ELEMENTS as MAX_ELEMENTS
 from ...params import resolve_value
-from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict, msg
+from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import Examples, Kind, register_kind
@@ -88,6 +88,11 @@ class ArrayChecker(Kind):
     value_keys = ("expected",)
     mistake_answers = True
     assets = ("kind.js",)
+    answer_schema = {"type": ["string", "array"], "items": {},
+                     "description": "a nested list of numbers, or text of numbers"}
+
+    def placeholder(self, part: Mapping[str, Any]) -> Message:
+        return msg("Numbers separated by spaces, e.g. 0.1 0.2 0.3")
 
     def accept(self, value: Any, field: str) -> Any:
         if isinstance(value, str):

@@ -42,6 +42,25 @@ class ChoiceChecker(Kind):
     spec_keys = frozenset({"options", "correct", "multiple", "shuffle"})
     mistake_answers = True
     assets = ("kind.js",)
+    answer_form = "options"  # option ids, shown by their texts
+    plain_form = "widget"    # form.html: radio buttons or check boxes
+    answer_schema = {"type": ["string", "array"], "items": {"type": "string"},
+                     "description": "an option id, or a list of ids"}
+    public_schema = {"options": {"type": "array", "items": {"type": "object", "properties": {
+                         "id": {"type": "string"}, "text": {"type": "string"}}}},
+                     "multiple": {"type": "boolean"}}
+
+    def page(self, part: Mapping[str, Any], render) -> dict[str, Any]:
+        """The options' texts (Markdown with maths) as safe inline HTML."""
+        return {"options": [{"id": str(o["id"]), "text_html": render(o.get("text") or "")}
+                            for o in part.get("options") or [] if isinstance(o, dict) and "id" in o]}
+
+    def form_answer(self, values: list[str], part: Mapping[str, Any]) -> Any:
+        """Check boxes send every ticked id; a radio group sends one (or none). ``part`` is the authored
+        part or its public view (both say ``multiple`` the same way)."""
+        if part.get("multiple", isinstance(part.get("correct"), list)):
+            return list(values)
+        return values[0] if values else ""
 
     def accept(self, value: Any, field: str) -> Any:
         if isinstance(value, list):

@@ -56,11 +56,12 @@ from ...limits import GRADE_TIMEOUT as DEFAULT_TIMEOUT  # noqa: F401  (the kind'
 from ...limits import MAX_GRADED_LINES as MAX_LINES
 from ...limits import MISTAKE_RESERVE  # noqa: F401  (public here since the kind was one module)
 from ...params import substitute
-from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, SpecError, Verdict
+from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind
-from ..maths_spec import public_names, spec_parse_check, validate_common, warm_parser
+from ..maths_spec import (PUBLIC_NAMES_SCHEMA, maths_syntax_help, public_names, spec_parse_check, validate_common,
+                          warm_parser)
 from ..sandboxed import grade_sandboxed
 from . import keysteps as KS
 from . import shown
@@ -90,6 +91,27 @@ class DerivationChecker(Kind):
     name = "derivation"
     spec_keys = frozenset({"variables", "functions", "start", "goal", "reference", "key_steps"})
     assets = ("kind.js",)
+    answer_form = "verbatim"  # lines of working, shown as typed
+    answer_schema = {"type": ["string", "array"], "items": {"type": "string"},
+                     "description": "a list of lines (or one text of lines)"}
+    public_schema = {**PUBLIC_NAMES_SCHEMA, "start": {}, "goal": {}}
+
+    def placeholder(self, part: Mapping[str, Any]) -> Message:
+        return msg("One step per line, each following from the line before")
+
+    def syntax_help(self, part: Mapping[str, Any]) -> Message:
+        return maths_syntax_help(part)
+
+    def page(self, part: Mapping[str, Any], render) -> dict[str, Any]:
+        """The start and the goal as one line each (several equal forms joined by =)."""
+        return {key: " = ".join(str(x) for x in part[key]) for key in ("start", "goal")
+                if isinstance(part.get(key), list)}
+
+    def read_back(self, details: Mapping[str, Any]) -> dict[str, Any]:
+        """Each line's verdict and the first line that does not follow, beside the part's verdict."""
+        if "steps" not in details:
+            return {}
+        return {"steps": details["steps"], "first_error": details.get("first_error")}
 
     def warm(self) -> None:
         warm_parser()

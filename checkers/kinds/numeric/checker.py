@@ -13,7 +13,7 @@ import math
 from typing import Any, Mapping
 
 from ...params import resolve_value
-from ...verdict import Interpretation, SpecError, Verdict, msg
+from ...verdict import Interpretation, Message, SpecError, Verdict, msg
 from .. import _common as c
 from . import precision
 from .. import shape
@@ -27,6 +27,16 @@ class NumericChecker(Kind):
     value_keys = ("expected",)
     mistake_answers = True
     assets = ("kind.js",)
+    plain_form = "text"
+    answer_schema = {"type": ["string", "number"], "description": "a number, or text such as ln(2)/2"}
+    public_schema = {"sigfigs": {"type": "integer"},
+                     "precision": {"type": "string", "description": "the precision expected, from the tolerance"}}
+
+    def placeholder(self, part: Mapping[str, Any]) -> Message:
+        return msg("A number, e.g. 0.25, 1e-3 or ln(2)/2")
+
+    def syntax_help(self, part: Mapping[str, Any]) -> Message:
+        return msg("A number or an expression of numbers only, such as ln(2)/2.")
 
     def accept(self, value: Any, field: str) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -19,11 +19,12 @@ from ...mathparse.symbols import canonical_name
 from ...mathparse.typed import typed_forms
 from ...params import substitute_text
 from ...i18n import N_
-from ...verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
+from ...verdict import AnswerParseError, Interpretation, Message, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import GRADE_TIMEOUT, Examples, Kind, invalid_verdict, register_kind
-from ..maths_spec import parse_spec_expr, public_names, spec_parse_check, validate_common, warm_parser
+from ..maths_spec import (PUBLIC_NAMES_SCHEMA, maths_syntax_help, names_of, parse_spec_expr, public_names,
+                          spec_parse_check, validate_common, warm_parser)
 from ..sandboxed import grade_sandboxed
 from ..sandboxed import run_guarded  # noqa: F401  (still importable from checkers.kinds.symbolic)
 
@@ -218,6 +219,16 @@ class SymbolicChecker(Kind):
     spec_keys = frozenset({"expected", "variables", "functions", "mode", "constants", "decimals"})
     mistake_answers = True
     assets = ("kind.js",)
+    plain_form = "text"
+    param_exprs = False  # expected.expr is the answer's formula in the part's variables
+    public_schema = PUBLIC_NAMES_SCHEMA
+
+    def placeholder(self, part: Mapping[str, Any]) -> Message:
+        names = names_of(part)
+        return msg("An expression in %(names)s", names=names) if names else msg("An expression")
+
+    def syntax_help(self, part: Mapping[str, Any]) -> Message:
+        return maths_syntax_help(part)
 
     def warm(self) -> None:
         warm_parser()
