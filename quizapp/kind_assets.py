@@ -52,10 +52,22 @@ class KindTemplateLoader(BaseLoader):
 bp.jinja_loader = KindTemplateLoader()  # type: ignore[assignment]
 
 
+#: The widget of a part whose kind is not registered (a plain text field).
+UNKNOWN_KIND_TEMPLATE = "web/_part_text.html"
+
+
 def kind_template(name: Any) -> str:
-    """The template of a part's widget, e.g. ``kinds/numeric/partial.html``."""
+    """The template of a part's widget, e.g. ``kinds/<name>/partial.html``."""
     kind = _kind(name)
-    return PREFIX + (kind.template if kind is not None else "freetext/partial.html")
+    return PREFIX + kind.template if kind is not None else UNKNOWN_KIND_TEMPLATE
+
+
+def kind_form_template(name: Any) -> str | None:
+    """The template of a part's plain-form widget (``kinds/<name>/form.html``), or None where the kind
+    answers in one text field or offers no plain form (``Kind.plain_form``)."""
+    kind = _kind(name)
+    template = kind.form_template if kind is not None else None
+    return PREFIX + template if template else None
 
 
 def kind_scripts(names: Iterable[Any]) -> list[str]:
@@ -88,4 +100,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
 
 
-__all__ = ["KindTemplateLoader", "bp", "init_app", "kind_scripts", "kind_template"]
+__all__ = ["KindTemplateLoader", "bp", "init_app", "kind_form_template", "kind_scripts", "kind_template"]

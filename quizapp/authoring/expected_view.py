@@ -6,7 +6,8 @@ code part's reference solution, ``None`` for a part with no fixed answer. The pr
 (as HTML, every text escaped or rendered by :mod:`quizapp.rendering`):
 
 * numbers and arrays as :func:`checkers.bank.shown.shown_value` writes them (``-0.018``, ``[0.4, -0.07]``);
-* a choice by the text of each correct option, drawn as on the page (maths as MathML);
+* option ids (a kind whose ``answer_form`` is ``options``) by the text of each correct option, drawn as on
+  the page (maths as MathML);
 * a formula as MathML with its spoken form (from its LaTeX), a derivation's reference steps one per line,
   a code part's reference solution as code;
 * a part without an expected value (free text, self-assessed) as a sentence saying so.
@@ -19,6 +20,7 @@ from typing import Any, Mapping
 from markupsafe import Markup
 
 from checkers.bank.shown import shown_value
+from checkers.kinds import find_kind
 
 from ..i18n import gettext
 from ..rendering import render_math
@@ -47,10 +49,10 @@ def expected_html(part: Mapping[str, Any], value: Any, lang: str) -> Markup:
     """The expected answer of one part of the preview (``part``: the page's part, options rendered) as
     safe HTML (every text escaped by ``Markup.format``), formulas spoken in ``lang``. Call inside the
     preview's locale: the sentence for a part with no expected value is translated."""
-    kind = part.get("kind")
+    kind = find_kind(part.get("kind"))
     if value is None:
         return Markup('<span class="muted">{}</span>').format(gettext("No fixed answer (not machine-graded)"))
-    if kind == "choice":
+    if kind is not None and kind.answer_form == "options":  # option ids, shown by their texts
         return _choice(part, value)
     if isinstance(value, Mapping):
         if isinstance(value.get("latex"), str) and value["latex"].strip():

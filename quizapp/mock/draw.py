@@ -6,10 +6,17 @@ import secrets
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
+from checkers.kinds import find_kind
+
 LENGTHS = (3, 5, 8)
 MAX_LENGTH = max(LENGTHS)
-#: kinds a plain form answers (a number, an expression, options); the others need the question page's editors
-FORM_KINDS = frozenset({"numeric", "symbolic", "choice"})
+
+
+def form_answers(part: Mapping[str, Any]) -> bool:
+    """Whether a plain form answers ``part`` (its kind's ``plain_form``); the others need the question
+    page's editors."""
+    kind = find_kind(part.get("kind"))
+    return kind is not None and kind.plain_form is not None
 
 
 def eligible(rows: Iterable[Mapping[str, Any]], levels: Sequence[str], tags: Sequence[str]) -> list[Mapping[str, Any]]:
@@ -21,7 +28,7 @@ def eligible(rows: Iterable[Mapping[str, Any]], levels: Sequence[str], tags: Seq
             continue
         if tags and not set(tags) & set(row.get("tags") or []):
             continue
-        if all(p.get("kind") in FORM_KINDS for p in row["data"].get("parts") or []):
+        if all(form_answers(p) for p in row["data"].get("parts") or []):
             out.append(row)
     return out
 
