@@ -62,7 +62,7 @@ def run_online() -> None:
     if connection is not None:
         _configure_and_run(connection)
         return
-    from quizapp.db import make_engine
+    from quizapp.db_engine import make_engine
     engine = make_engine(_url())
     try:
         with engine.connect() as conn:

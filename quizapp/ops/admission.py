@@ -116,7 +116,7 @@ def init_app(app: Flask) -> None:
     a request refused by its rate limit never takes a slot). A submit lets its slot go once its attempt is
     graded and its response built (:func:`let_go`, passed to :func:`quizapp.services.attempts.submit_attempt`):
     storing the attempt waits for the database's writer turn, not for the interpreter, and the attempts that
-    wait together are committed together (:func:`quizapp.db.write_together`)."""
+    wait together are committed together (:func:`quizapp.group_commit.write_together`)."""
     for key, value in config_from_env().items():
         app.config.setdefault(key, value)
     size = int(app.config["GRADING_SLOTS"])

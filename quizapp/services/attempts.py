@@ -30,7 +30,7 @@ from checkers.bank import VARIANT_MAX, params_for, solution_view
 from checkers.kinds import get_kind
 from flask import current_app, has_app_context
 
-from ..db import write_together
+from ..group_commit import write_together
 from ..errors import NotFound, ValidationError
 from .. import grading_backends
 from ..learners import ensure_learner, learner_row
@@ -186,7 +186,7 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any
            keep_summary: Callable[[Session], None] | None = None) -> Any:
     """Write the learner (unless known to exist), the attempt, then ``planned.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
-    (:func:`quizapp.db.write_together`), where the learners, the attempts and the rows ``planned.rows``
+    (:func:`quizapp.group_commit.write_together`), where the learners, the attempts and the rows ``planned.rows``
     gives (if it has that method; the review cards) of the group are each one statement; ``keep_summary``
     (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question. Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued

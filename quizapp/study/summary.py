@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
-from ..db import insert_unless_present
+from ..group_commit import insert_unless_present
 from .clock import aware
 from .grades import EPS
 from ..models import Attempt, PracticeEvent, PracticeSummary, utcnow

@@ -5,6 +5,7 @@ bounded whatever filters clients invent; a numeric attempt reads the published v
 import pytest
 
 import quiz_testing as testing
+from quizapp import write_turn as turns
 from quizapp.api import questions as api_questions
 from quizapp.services import question_cache
 
@@ -64,14 +65,14 @@ def _submit(client, variant: int = 3):
 
 
 def test_an_attempt_and_its_review_card_are_one_commit(app, client, monkeypatch):
-    from quizapp import db as qdb
+    from quizapp import group_commit
     from quizapp.db import get_db
     from quizapp.models import Attempt, ReviewCard
 
     syncs = []
     if get_db(app).engine.dialect.name == "sqlite":  # the group commit syncs the WAL itself, once per group
-        real_sync = qdb._sync_to_disk
-        monkeypatch.setattr(qdb, "_sync_to_disk", lambda path: (syncs.append(path), real_sync(path)))
+        real_sync = group_commit._sync_to_disk
+        monkeypatch.setattr(group_commit, "_sync_to_disk", lambda path: (syncs.append(path), real_sync(path)))
     with testing.sql_seen(get_db(app).engine) as seen:
         r = _submit(client)
     assert r.status_code == 201 and r.get_json()["review"] is not None
@@ -298,11 +299,11 @@ def _submits_in_one_group(app, clients_variants: list) -> list:
     import os
     import threading
 
-    from quizapp import db as qdb
+    from quizapp import group_commit
     from quizapp.db import get_db
 
     path = os.path.abspath(get_db(app).engine.url.database)
-    queue, turn = qdb._queue_for(path), qdb._turn_for(path)
+    queue, turn = group_commit._queue_for(path), turns._turn_for(path)
     out: list = [None] * len(clients_variants)
 
     def run(i: int) -> None:

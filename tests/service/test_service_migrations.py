@@ -19,7 +19,7 @@ def test_sqlite_pragmas(tmp_path):
 
 def test_postgres_url_builds_an_engine_without_connecting():
     """psycopg is in the test extra; tests/pg/ run migrations and the service on a real PostgreSQL."""
-    from quizapp.db import make_engine
+    from quizapp.db_engine import make_engine
     engine = make_engine("postgresql+psycopg://u:p@localhost:1/db")
     assert engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
     assert engine.pool._pre_ping  # pool_pre_ping: a restarted server does not fail the next request

@@ -1,4 +1,4 @@
-"""Attempt writers on SQLite take turns (quizapp.db.write_turn): one holder at a time among the threads of
+"""Attempt writers on SQLite take turns (quizapp.write_turn): one holder at a time among the threads of
 a process, and across processes through flock on ``<database>-writers``; other databases pass through."""
 
 import fcntl
@@ -9,7 +9,9 @@ import pytest
 
 import quiz_testing as testing
 
-from quizapp.db import get_db, write_turn
+from quizapp import write_turn as turns
+from quizapp.db import get_db
+from quizapp.write_turn import write_turn
 
 
 def _other_process_can_lock(path: str) -> bool:
@@ -122,7 +124,7 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
     each while the test holds the process's writer turn, so that the first waits for the turn and the others
     queue behind it; returns (results or errors, in order; commits seen; statements run)."""
-    from quizapp import db as qdb
+    from quizapp import group_commit
 
     path = os.path.abspath(db.engine.url.database)
     out: list = [None] * len(works)
@@ -131,18 +133,18 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
         session = db.Session()
         work, rows = works[i] if isinstance(works[i], tuple) else (works[i], ())
         try:
-            out[i] = qdb.write_together(session, work, rows)
+            out[i] = group_commit.write_together(session, work, rows)
         except Exception as exc:  # noqa: BLE001 - reported to the test
             out[i] = exc
         finally:
             session.close()
 
-    turn = qdb._turn_for(path)
+    turn = turns._turn_for(path)
     with testing.sql_seen(db.engine) as watched:
         turn.acquire()
         threads = [threading.Thread(target=run, args=(0,))]
         threads[0].start()
-        queue = qdb._queue_for(path)
+        queue = group_commit._queue_for(path)
         testing.until_queued(queue, lambda: queue.writing)  # the first thread is the writer now, blocked on the turn
         threads += [threading.Thread(target=run, args=(i,)) for i in range(1, len(works))]
         for t in threads[1:]:
@@ -180,20 +182,20 @@ def test_writes_waiting_for_the_turn_are_committed_together(app):
 def test_the_turn_passes_to_the_writes_queued_during_a_group_and_each_thread_is_woken_once(app, monkeypatch):
     """Writes that queue while a group is being written form the next group, written by the first of them;
     a waiting thread is woken once (to write the next group, or with its result), never to wait again."""
-    from quizapp import db as qdb
+    from quizapp import group_commit
 
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(51, 55)]
     wakes: list[int] = []
-    wake = qdb._Write.wake
+    wake = group_commit._Write.wake
 
     def counted_wake(write) -> None:
         wakes.append(id(write))
         wake(write)
 
-    monkeypatch.setattr(qdb._Write, "wake", counted_wake)
+    monkeypatch.setattr(group_commit._Write, "wake", counted_wake)
     path = os.path.abspath(db.engine.url.database)
-    queue = qdb._queue_for(path)
+    queue = group_commit._queue_for(path)
     in_group, out = threading.Event(), [None] * len(ids)
 
     def first(session):  # the first group's write holds it until the others have queued behind it
@@ -204,7 +206,7 @@ def test_the_turn_passes_to_the_writes_queued_during_a_group_and_each_thread_is_
     def run(i: int) -> None:
         session = db.Session()
         try:
-            out[i] = qdb.write_together(session, first if i == 0 else _add_learner(ids[i]))
+            out[i] = group_commit.write_together(session, first if i == 0 else _add_learner(ids[i]))
         finally:
             session.close()
 
@@ -288,7 +290,7 @@ def test_a_row_that_fails_in_a_group_costs_no_other_write(app):
 def test_rows_keep_each_writes_order():
     """A statement first given by a later write goes right after the one before it there: the learner's
     row before the attempt that needs it, even when the first write of the group had no learner row."""
-    from quizapp import db as qdb
+    from quizapp import group_commit
 
     class _Conn:
         def __init__(self):
@@ -304,7 +306,7 @@ def test_rows_keep_each_writes_order():
             return conn
 
     learner, attempt, card = object(), object(), object()
-    qdb._run_rows(_Session(), [[(attempt, {"a": 1})], [(learner, {"l": 2}), (attempt, {"a": 2}), (card, {"c": 2})]])
+    group_commit._run_rows(_Session(), [[(attempt, {"a": 1})], [(learner, {"l": 2}), (attempt, {"a": 2}), (card, {"c": 2})]])
     assert conn.ran == [(learner, [{"l": 2}]), (attempt, [{"a": 1}, {"a": 2}]), (card, [{"c": 2}])]
 
 
@@ -312,12 +314,12 @@ def test_rows_keep_each_writes_order():
 def test_no_write_of_a_group_returns_before_the_group_is_on_disk(app, monkeypatch):
     """The group commits with synchronous=NORMAL and syncs the WAL itself after the turn: a write whose sync
     failed is not answered as done, though its transaction committed."""
-    from quizapp import db as qdb
+    from quizapp import group_commit
 
     def no_disk(_path):
         raise OSError("the disk is gone")
 
-    monkeypatch.setattr(qdb, "_sync_to_disk", no_disk)
+    monkeypatch.setattr(group_commit, "_sync_to_disk", no_disk)
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(41, 46)]
     out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
@@ -331,9 +333,9 @@ def test_no_write_of_a_group_returns_before_the_group_is_on_disk(app, monkeypatc
 def test_when_the_turn_cannot_be_taken_every_queued_write_fails_and_none_waits_on(app, monkeypatch):
     from contextlib import contextmanager
 
-    from quizapp import db as qdb
+    from quizapp import group_commit
 
-    taken = qdb.write_turn
+    taken = group_commit.write_turn
 
     @contextmanager
     def broken_turn(session):
@@ -342,7 +344,7 @@ def test_when_the_turn_cannot_be_taken_every_queued_write_fails_and_none_waits_o
         raise OSError("the lock file is gone")
         yield  # pragma: no cover - a generator context manager
 
-    monkeypatch.setattr(qdb, "write_turn", broken_turn)
+    monkeypatch.setattr(group_commit, "write_turn", broken_turn)
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(61, 65)]
     out, commits, _statements = _writes_queued_behind_a_held_turn(db, [_add_learner(i) for i in ids])
@@ -355,21 +357,21 @@ def test_when_the_turn_cannot_be_taken_every_queued_write_fails_and_none_waits_o
 def test_only_the_group_commit_leaves_the_sync_to_after_the_turn(app):
     from sqlalchemy import text
 
-    from quizapp import db as qdb
+    from quizapp import group_commit
 
     db = get_db(app)
     with db.engine.connect() as conn:
         assert conn.execute(text("PRAGMA synchronous")).scalar() == 2  # FULL: every other write
-    with qdb._group_writer(db.engine)() as writer:
+    with group_commit._group_writer(db.engine)() as writer:
         assert writer.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL, then _sync_to_disk
         assert writer.execute(text("PRAGMA journal_mode")).scalar() == "wal"
-    assert qdb._group_writer(db.engine) is qdb._group_writer(db.engine)  # one per process and database
+    assert group_commit._group_writer(db.engine) is group_commit._group_writer(db.engine)  # one per process and database
 
 
 def test_normal_is_refused_without_a_wal():
     from sqlalchemy import text
 
-    from quizapp.db import make_engine
+    from quizapp.db_engine import make_engine
 
     engine = make_engine("sqlite://", synchronous="NORMAL")  # in memory: no WAL to sync after the turn
     with engine.connect() as conn:
