@@ -84,7 +84,7 @@ def main() -> None:
     import quiz_testing as testing
     from schemathesis.openapi.checks import RejectedPositiveData
 
-    from quizapp.api.openapi import breaks_rule
+    from quizapp.httpkit.openapi import breaks_rule
 
     app = testing.make_app(tempfile.mkdtemp(prefix="bench-st-"))
     testing.load_sample(app)

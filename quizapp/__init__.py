@@ -13,8 +13,8 @@ from typing import Any, Mapping
 from flask import Flask
 
 from . import config as _config
-from .headers import set_security_headers
-from .jsonio import BoundedJSONProvider
+from .httpkit.headers import set_security_headers
+from .httpkit.jsonio import BoundedJSONProvider
 from .url_memo import MemoizedUrlFlask
 
 log = logging.getLogger(__name__)
@@ -35,16 +35,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("QUIZ_SKIP_DB"):  # used by migrations/env.py to read the URL only
         return app
 
-    from . import db, errors_http, i18n, learners  # local: built by the factory
+    from . import db, i18n, learners  # local: built by the factory
+    from .httpkit import errors as http_errors, json_writes  # local: built by the factory
     i18n.init_app(app)
     db.init_app(app)
     learners.init_app(app)
-    errors_http.init_app(app)
-    from . import api_writes  # local: cookie-authenticated API writes must be JSON (CSRF)
-    api_writes.init_app(app)
+    http_errors.init_app(app)
+    json_writes.init_app(app)  # cookie-authenticated API writes must be JSON (CSRF)
 
     from .api import bp as api_bp  # local: built by the factory
     app.register_blueprint(api_bp)
+    from .practice.api import bp as practice_bp  # local: tries before the solution, hints (under /api/v1)
+    app.register_blueprint(practice_bp)
 
     from . import kind_assets  # local: each answer kind's widget template and browser script, from its folder
     kind_assets.init_app(app)
@@ -79,7 +81,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.after_request(_html_security_headers)
 
-    from . import ops  # local: request ids, /healthz /readyz /metrics, rate limits (after every blueprint)
+    from .health import bp as health_bp  # local: /healthz and /readyz
+    app.register_blueprint(health_bp)
+    from . import ops  # local: request ids, /metrics, rate limits (after every blueprint)
     ops.init_app(app)
 
     from .cli import register_commands  # local: built by the factory

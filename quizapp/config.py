@@ -100,7 +100,7 @@ MOCK_SECONDS_BY_LEVEL = {"L1": 180, "L2": 300, "L3": 480}
 #: Seconds after a mock question's budget in which an answer still counts in time (the form's round trip).
 MOCK_GRACE_SECONDS = 5
 #: Longest a learner's sign-in lasts (days): the "Remember me on this device" cookie's lifetime, and the age
-#: past which the server refuses any signed-in session (``quizapp.accounts.identity``), remembered or not.
+#: past which the server refuses any signed-in session (``quizapp.auth.identity``), remembered or not.
 SIGN_IN_MAX_DAYS = 30
 #: Where heavy answer kinds grade (``GRADING_BACKEND``): in this process, or through a Redis queue (RQ).
 GRADING_BACKENDS = ("local", "rq")
@@ -193,7 +193,7 @@ def from_env(instance_path: str) -> dict[str, Any]:
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SECURE": _bool_env("SESSION_COOKIE_SECURE"),
         # Flask-Login's "remember me" cookie (opt-in at sign-in): as guarded as the session cookie, and as
-        # Secure (``quizapp.accounts.identity.setup`` follows a ``SESSION_COOKIE_SECURE`` given to create_app)
+        # Secure (``quizapp.auth.identity.setup`` follows a ``SESSION_COOKIE_SECURE`` given to create_app)
         "REMEMBER_COOKIE_DURATION": SIGN_IN_MAX_DAYS * 24 * 3600,
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",

@@ -2,7 +2,7 @@
 
 One home for both, because three places read that cookie: the learner of a page or API request
 (:mod:`quizapp.learners`), the account hook that decides whose attempts a request writes
-(:mod:`quizapp.accounts.identity`) and the rate limiter's per-learner key (:mod:`quizapp.ops.limits`).
+(:mod:`quizapp.auth.identity`) and the rate limiter's per-learner key (:mod:`quizapp.ops.limits`).
 A learner id is a random UUID written as 32 hex digits (``uuid.uuid4().hex``); the cookie holds it signed
 with ``SECRET_KEY`` (itsdangerous ``URLSafeSerializer``, salt :data:`SALT`), so a client cannot pick
 another learner's id.

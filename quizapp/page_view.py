@@ -4,7 +4,7 @@ One home because three pages show a question's public view: the practice page (`
 a mock interview's question and the author's live preview (a draft is shown as learners will see it).
 Prompts and hints are Markdown with ``$...$`` maths, rendered to sanitised HTML with MathML
 (:mod:`quizapp.rendering`); each part also gets its placeholder and syntax line
-(:mod:`quizapp.practice.inputhelp`) and the template of its kind's widget (:mod:`quizapp.kind_assets`).
+(:mod:`quizapp.inputhelp`) and the template of its kind's widget (:mod:`quizapp.kind_assets`).
 The public view carries no expected answer, so nothing here can leak one.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .kind_assets import kind_template
-from .practice import inputhelp
+from . import inputhelp
 from .rendering import plain_text, render_inline, render_markdown
 
 

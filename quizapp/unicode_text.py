@@ -1,7 +1,7 @@
 """Whether text can leave the process: a Python ``str`` may hold an unpaired surrogate (JSON carries one as
 ``\\ud800``) that UTF-8 cannot encode, so no database, log line or HTML page could take it.
 
-One home for the check that the JSON body guard (:mod:`quizapp.api.helpers`) and the page renderer's
+One home for the check that the JSON body guard (:mod:`quizapp.httpkit.jsonapi`) and the page renderer's
 endpoint (:mod:`quizapp.web.views`) both make before they touch the text.
 """
 

@@ -1,5 +1,5 @@
 """Signed-in sessions kept on the server: signing out deletes the row, so a copy of the session cookie stops
-working (quizapp.accounts.identity).
+working (quizapp.auth.identity).
 
 Revision ID: 0008
 Revises: 0007

@@ -20,15 +20,18 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from ..api.helpers import check_unknown, field, json_body, limit_small_bodies, ok
+from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok
 from ..auth import accounts as author_accounts
 from ..db import get_session
 from ..errors import Forbidden, Unauthorized, ValidationError
-from ..errors_http import envelope
+from ..httpkit.errors import envelope
+from ..httpkit.openapi import contribute
 from ..learners import current_learner_id
-from . import flows, identity, service
+from ..auth import identity
+from . import flows, openapi, service
 
 bp = Blueprint("accounts_api", __name__, url_prefix="/api/v1/account")
+contribute(bp, openapi.fragment)
 bp.record_once(lambda state: identity.setup(state.app))
 
 

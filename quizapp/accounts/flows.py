@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from flask import current_app, g, request, session
 from flask_login import login_user, logout_user
 
-from ..auth import throttle
-from ..auth.csrf import csrf_token
+from ..auth import sessions, throttle
+from ..httpkit.csrf import csrf_token
 from ..db import get_session
 from ..models import LearnerAccount
 from . import service
-from .identity import AccountUser, cookie_learner_id, current_sid
+from ..auth.identity import AccountUser, cookie_learner_id, current_sid
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def _start_session(learner_id: str, remember: bool = False) -> None:
     db = get_session()
     account = db.get(LearnerAccount, learner_id)
     session.pop("csrf", None)  # a fresh CSRF token for the signed-in session
-    login_user(AccountUser(account, service.open_session(db, learner_id)), remember=bool(remember))
+    login_user(AccountUser(account, sessions.open_session(db, learner_id)), remember=bool(remember))
     csrf_token()
     g._learner_id = learner_id
     g._learner_via = "session"
@@ -61,7 +61,7 @@ def sign_in(email, password, remember: bool = False) -> SignIn:
 
 
 def sign_out() -> None:
-    service.close_session(get_session(), current_sid())
+    sessions.close_session(get_session(), current_sid())
     logout_user()
     session.pop("csrf", None)
     g.pop("_learner_id", None)

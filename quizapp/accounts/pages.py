@@ -10,8 +10,9 @@ from ..auth import accounts as author_accounts
 from ..db import get_session
 from ..errors import ServiceError
 from ..learners import current_learner_id
-from ..learning import pagekit
-from . import flows, identity, service
+from ..httpkit import pagekit
+from ..auth import identity
+from . import flows, service
 
 bp = Blueprint("accounts", __name__, url_prefix="/account", template_folder="../templates")
 pagekit.install(bp)

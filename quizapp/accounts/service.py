@@ -12,9 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-import secrets
 import uuid
-from datetime import datetime, timezone
 from typing import Any
 import json
 
@@ -26,8 +24,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
 from ..study import summary as practice_summary
-from ..models import (ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, SignedInSession,
-                      utcnow)
+from ..models import ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, utcnow
 from ..timeutil import iso_utc
 from ..study.review import card_view
 
@@ -181,33 +178,4 @@ def export_csv(data: dict[str, Any]) -> str:
         # A cell starting with = + - @ would run as a formula in a spreadsheet: quote it as text.
         writer.writerow(["'" + c if isinstance(c, str) and c[:1] in "=+-@" else c for c in row])
     return out.getvalue()
-
-
-# --- signed-in sessions (server side: signing out revokes the cookie) ------------------------------------
-
-def open_session(session: Session, learner_id: str) -> str:
-    """A new signed-in session of ``learner_id`` (committed); its id goes into the signed cookie."""
-    sid = secrets.token_urlsafe(32)
-    session.add(SignedInSession(id=sid, learner_id=learner_id))
-    session.commit()
-    return sid
-
-
-def session_is_open(session: Session, sid: str, learner_id: str, max_age_s: float | None = None) -> bool:
-    """Whether ``sid`` is a signed-in session of ``learner_id`` that was not closed and, given ``max_age_s``,
-    began at most that many seconds ago (a remembered sign-in's cookie has no expiry the server can read)."""
-    row = session.get(SignedInSession, sid)
-    if row is None or row.learner_id != learner_id:
-        return False
-    if max_age_s is None or row.created_at is None:
-        return True
-    began = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
-    return (datetime.now(timezone.utc) - began).total_seconds() <= max_age_s
-
-
-def close_session(session: Session, sid: str | None) -> None:
-    """Sign-out: the session's row is deleted (committed), so a copy of its cookie is refused from now on."""
-    if sid:
-        session.execute(delete(SignedInSession).where(SignedInSession.id == sid))
-        session.commit()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from .helpers import limit_small_bodies
+from ..httpkit.jsonapi import limit_small_bodies
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -19,4 +19,3 @@ def _limit_body() -> None:
 
 from . import questions, reference, openapi  # noqa: E402,F401  (routes register on bp)
 from . import code  # noqa: E402,F401  (code answers: stand-alone and practice checks)
-from ..practice import api as _practice  # noqa: E402,F401  (tries before the solution, hints)

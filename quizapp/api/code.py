@@ -23,7 +23,7 @@ from checkers.verdict import AnswerShapeError
 from .. import grading_backends
 from ..errors import PayloadTooLarge, ValidationError
 from . import bp
-from .helpers import check_unknown, field, json_body, ok, request_lang
+from ..httpkit.jsonapi import check_unknown, field, json_body, ok, request_lang
 from .questions import _part, _question, _verdict_body
 from ..services import attempts as attempt_service
 

@@ -18,7 +18,7 @@ from checkers.limits import MAX_TEXT as MAX_EXPR  # an expression sent for check
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS  # the flags the parser understands, from their one home
 
 from . import bp
-from .helpers import check_unknown, field, json_body, ok, query_int, request_lang
+from ..httpkit.jsonapi import check_unknown, field, json_body, ok, query_int, request_lang
 
 from flask import current_app, request
 from checkers import grading

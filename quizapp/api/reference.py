@@ -16,7 +16,7 @@ from ..config import REFERENCE_MAX_ELEMENTS as MAX_ELEMENTS
 from ..errors import NotFound, PayloadTooLarge, ValidationError
 from ..services.answers import json_safe
 from . import bp
-from .helpers import check_unknown, json_body, ok
+from ..httpkit.jsonapi import check_unknown, json_body, ok
 NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
              "infinity": math.inf, "-infinity": -math.inf}
 

@@ -11,7 +11,7 @@ from flask import g, request, session
 
 from ..db import get_session
 from .accounts import Principal, principal_for_session, resolve_token
-from .csrf import check_csrf
+from ..httpkit.csrf import check_csrf
 from ..errors import Forbidden, Unauthorized
 from ..models import ApiToken
 

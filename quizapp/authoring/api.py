@@ -18,16 +18,19 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 from checkers.bank import BankError
 
-from ..api.helpers import check_unknown, field, json_body, limit_small_bodies, ok
+from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok
 from ..auth import require_author
 from ..db import get_session
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
+from ..httpkit.openapi import contribute
 from . import import_export, regrade, validation, versions
+from . import openapi
 from .yamlsafe import parse_yaml
 
 bp = Blueprint("authoring_api", __name__, url_prefix="/api/v1")
+contribute(bp, openapi.fragment)
 #: Every write here with the author session needs its CSRF token (quizapp.auth.guard): the API-wide rule that
-#: cookie-carrying writes be JSON (quizapp.api_writes) leaves these to that stricter check.
+#: cookie-carrying writes be JSON (quizapp.httpkit.json_writes) leaves these to that stricter check.
 bp.checks_csrf = True  # type: ignore[attr-defined]
 
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")

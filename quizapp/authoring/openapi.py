@@ -1,4 +1,4 @@
-"""OpenAPI fragments of the authoring endpoints (merged into ``quizapp.api.openapi``). Plain data."""
+"""OpenAPI fragment of the authoring endpoints (merged by :mod:`quizapp.openapi_doc`). Plain data."""
 
 from __future__ import annotations
 
@@ -6,16 +6,10 @@ from typing import Any
 
 from checkers.bank.schema import ID_RE, LEVELS, TOP_KEYS
 
-
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+from ..httpkit.jsonapi import MAX_JSON_INT  # larger integers are refused
+from ..httpkit.openapi import Fragment, error_responses, json_response as _json, ref as _ref
 
 
-ERR = {"$ref": "#/components/schemas/Error"}
 _TEXT = {400: "Malformed body", 401: "No, invalid or revoked credentials", 403: "Not an author (or no CSRF token)",
          404: "Unknown question or attempt", 409: "Conflict (exists / not a draft / self-test failures listed)",
          413: "Body too large", 415: "Unsupported Content-Type",
@@ -23,7 +17,7 @@ _TEXT = {400: "Malformed body", 401: "No, invalid or revoked credentials", 403: 
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(c): _json(ERR, _TEXT[c]) for c in codes}
+    return error_responses(_TEXT, *codes)
 
 
 SECURITY = [{"bearerAuth": []}]
@@ -45,7 +39,6 @@ QUESTION_KEYS: dict[str, Any] = {
 QUESTION_RULES = [{"field": key, "code": "invalid_question",
                    "rule": "follows docs/question-format.md (kinds, expressions, parameters, solution)"}
                   for key in sorted(TOP_KEYS)]
-MAX_JSON_INT = 2 ** 53  # quizapp.api.helpers.MAX_JSON_INT: larger integers are refused
 
 SCHEMAS: dict[str, Any] = {
     "QuestionFile": {"type": "object", "required": ["id", "level", "tags", "title", "prompt", "parts", "solution"],
@@ -163,8 +156,6 @@ SECURITY_SCHEMES = {"bearerAuth": {"type": "http", "scheme": "bearer",
                                    "description": "an author's API token (quizapp create-token or /author/tokens)"}}
 
 
-def merge(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
-    """Add the authoring paths (methods merged into existing paths) and schemas."""
-    for path, ops in PATHS.items():
-        paths.setdefault(path, {}).update(ops)
-    schemas.update(SCHEMAS)
+def fragment() -> Fragment:
+    """The authoring paths (methods of paths the API blueprint also serves), schemas and the bearer scheme."""
+    return Fragment(paths=PATHS, schemas=SCHEMAS, security_schemes=SECURITY_SCHEMES)

@@ -17,9 +17,9 @@ from markupsafe import Markup
 from checkers.bank import BankError, params_for, public_view, solution_view
 from checkers.bank.variants import part_hints
 
-from ..auth import (AccountError, authenticate_password, check_csrf, create_token, csrf_token, list_tokens,
-                    revoke_token)
-from ..api.helpers import limit_small_bodies
+from ..auth import AccountError, authenticate_password, create_token, list_tokens, revoke_token
+from ..httpkit.csrf import check_csrf, csrf_token
+from ..httpkit.jsonapi import limit_small_bodies
 from ..auth import throttle
 from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
@@ -27,7 +27,7 @@ from ..config import PREVIEW_MAX_CHARS
 from ..db import get_session
 from ..safe_redirect import safe_next
 from ..errors import ServiceError
-from ..headers import set_security_headers
+from ..httpkit.headers import set_security_headers
 from ..page_view import page_from_public_view
 from ..rendering import render_inline, render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text

@@ -1,15 +1,11 @@
-"""OpenAPI fragment of ``GET /api/v1/search`` (merged into ``quizapp.api.openapi``)."""
+"""OpenAPI fragment of ``GET /api/v1/search`` (merged by :mod:`quizapp.openapi_doc`)."""
 
 from __future__ import annotations
 
 from typing import Any
 from checkers.bank.schema import LEVELS
 
-
-def _q(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    """An optional query parameter; an empty value (``?level=``, an unset form field) means absent."""
-    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description,
-            "allowEmptyValue": True}
+from ..httpkit.openapi import Fragment, query_param as _q
 
 
 SCHEMAS: dict[str, Any] = {
@@ -47,6 +43,6 @@ PATHS: dict[str, Any] = {
 }
 
 
-def merge(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
-    paths.update(PATHS)
-    schemas.update(SCHEMAS)
+def fragment() -> Fragment:
+    """The search path and its schema."""
+    return Fragment(paths=PATHS, schemas=SCHEMAS)

@@ -6,18 +6,20 @@ from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
-from ..api.helpers import ok, request_lang
+from ..httpkit.jsonapi import ok, request_lang
 from ..db import get_session
 from ..errors import ValidationError
+from ..httpkit.openapi import contribute
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
-from ..learning import pagekit
-from . import walk, why
-from .catalog import tag_label, tag_names
+from ..httpkit import pagekit
+from . import openapi, walk, why
+from ..tags import tag_label, tag_names
 from ..levels import level_label
 from ..rendering import render_inline
 
 bp = Blueprint("discover", __name__, template_folder="../templates")
+contribute(bp, openapi.fragment)
 pagekit.install(bp)
 # ``{{ title|inline_maths }}``: a question title (Markdown with $maths$) as every list shows it -- MathML with
 # its spoken words, as on the question page -- never the raw LaTeX

@@ -12,10 +12,10 @@ from checkers.bank import VARIANT_MAX, params_for
 
 from ..ascii_int import parse_ascii_uint
 from ..i18n import current_lang
-from ..learning import pagekit
+from ..httpkit import pagekit
 from .catalog import FIGURES, Figure
 from .svg import render
-from ..web import data
+from .. import page_data
 
 bp = Blueprint("figures", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -31,7 +31,7 @@ def _figure(qid: str, variant: int) -> tuple[Figure, str] | None:
         return None
     if not 0 <= variant < VARIANT_MAX:
         return None
-    row = data.get_question(qid)
+    row = page_data.get_question(qid)
     if row is None:
         return None
     key = (qid, row.get("content_hash"), variant, current_lang())

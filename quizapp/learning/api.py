@@ -16,16 +16,18 @@ from __future__ import annotations
 from flask import Blueprint, current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
-from ..api.helpers import check_unknown, field, json_body, limit_small_bodies, ok, query_int, request_lang
+from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok, query_int, request_lang
 from ..db import get_session
 from ..errors import NotFound
+from ..httpkit.openapi import contribute
 from ..learners import current_learner_id
 from ..services import attempts as attempt_service
-from . import history, progress as progress_service
+from . import history, openapi, progress as progress_service
 from ..study import review
-from ..accounts.identity import setup
+from ..auth.identity import setup
 
 bp = Blueprint("learning_api", __name__, url_prefix="/api/v1")
+contribute(bp, openapi.fragment)
 SHARE_SALT = "quizapp.shared-attempt"
 
 

@@ -12,16 +12,18 @@ from ..i18n import gettext as _
 from checkers.bank import VARIANT_MAX
 
 from ..db import get_session
-from ..auth.csrf import csrf_token
+from ..httpkit.csrf import csrf_token
 from ..errors import ServiceError
 from ..learners import current_learner_id, learner_is_new
-from . import attempt_view, charts, history, pagekit, progress as progress_service
+from .. import attempt_view
+from . import charts, history, progress as progress_service
+from ..httpkit import pagekit
 from ..study import review
 from .timetext import time_tag
-from ..web import data as web_data
-from ..accounts.identity import setup
+from .. import page_data
+from ..auth.identity import setup
 from ..i18n import current_lang
-from ..discover.catalog import tag_label
+from ..tags import tag_label
 
 bp = Blueprint("learning", __name__, template_folder="../templates")
 pagekit.install(bp)
@@ -95,7 +97,7 @@ def attempt_page(attempt_id: str):
 def question_memory(qid: str):
     """The block "Your previous attempts" of ``qid``'s page alone, as it stands now: static/memory.js puts it
     in place after each answer, so the page need not be reloaded (``review=1`` as on the page)."""
-    row = web_data.get_question(qid)
+    row = page_data.get_question(qid)
     if row is None:
         return render_template("web/404.html", lang=_lang()), 404
     q = {"id": qid, "parts": [{"kind": p.get("kind")} for p in row["data"].get("parts") or []]}

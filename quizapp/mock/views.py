@@ -13,12 +13,13 @@ from ..db import get_session
 from ..errors import ServiceError
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id
-from ..learning import attempt_view, pagekit
+from .. import attempt_view
+from ..httpkit import pagekit
 from ..services import attempts, questions
 from . import draw, store, timing
-from ..discover.catalog import tag_names
+from ..tags import tag_names
 from ..rendering import render_markdown
-from ..web import data
+from .. import page_data
 from ..page_view import page_from_public_view
 from ..levels import LEVELS
 
@@ -47,7 +48,7 @@ def _save(state: dict[str, Any]) -> None:
 
 
 def _row(qid: str) -> dict[str, Any] | None:
-    return data.get_question(qid)
+    return page_data.get_question(qid)
 
 
 def _next_open(state: dict[str, Any]) -> int | None:
@@ -195,7 +196,7 @@ def report():
 
 def _attempt(attempt_id: str | None, lang: str) -> dict[str, Any] | None:
     """The answers given to one item of the interview and each part's verdict (as History shows an attempt,
-    :mod:`quizapp.learning.attempt_view`); None for a skipped item."""
+    :mod:`quizapp.attempt_view`); None for a skipped item."""
     if not attempt_id:
         return None
     try:

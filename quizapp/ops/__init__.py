@@ -1,13 +1,13 @@
-"""Operations: request ids and structured logs, health and readiness probes, Prometheus metrics, body sizes
-refused before parsing, rate limits and grading slots (admission) on the grading endpoints. ``init_app(app)``
-installs them all; ``after_fork(app)`` runs in each new
-server worker (:mod:`quizapp.serving`)."""
+"""Operations: request ids and structured logs, Prometheus metrics, body sizes refused before parsing, rate
+limits and grading slots (admission) on the grading endpoints (the health and readiness probes are the
+blueprint of :mod:`quizapp.health`). ``init_app(app)`` installs them all; ``after_fork(app)`` runs in each
+new server worker (:mod:`quizapp.serving`)."""
 
 from __future__ import annotations
 
 from flask import Flask
 
-from . import admission, bodies, health, limits, metrics, request_id
+from . import admission, bodies, limits, metrics, request_id
 
 
 def init_app(app: Flask) -> None:
@@ -21,7 +21,6 @@ def init_app(app: Flask) -> None:
     for fn in (bodies._check_body, metrics._begin, request_id._begin):
         funcs.remove(fn)
         funcs.insert(0, fn)
-    health.init_app(app)
     limits.init_app(app)
     admission.init_app(app)  # first around the grading views, so the rate limits wrap the slot
     app.extensions["quizapp.limiter.wrap"]()

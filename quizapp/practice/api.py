@@ -15,8 +15,9 @@ from typing import Any, Mapping
 from checkers.bank import params_for
 from checkers.bank.variants import part_hints
 
-from ..api import bp
-from ..api.helpers import check_unknown, field, json_body, ok, query_int, request_lang
+from flask import Blueprint
+
+from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok, query_int, request_lang
 from ..db import get_session
 from ..errors import Conflict, ValidationError
 from ..learners import current_learner_id, ensure_learner
@@ -25,6 +26,16 @@ from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services.answers import json_safe
 from ..study import credit, policy, review
+from ..httpkit.openapi import contribute
+from . import openapi
+
+bp = Blueprint("practice", __name__, url_prefix="/api/v1")
+contribute(bp, openapi.fragment)
+
+
+@bp.before_request
+def _limit_body() -> None:
+    limit_small_bodies(frozenset())
 
 
 def _variant(value: Any) -> int:

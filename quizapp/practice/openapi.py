@@ -1,16 +1,10 @@
-"""OpenAPI fragments of the practice endpoints (attempt policy, hints; merged into ``quizapp.api.openapi``)."""
+"""OpenAPI fragment of the practice endpoints (attempt policy, hints; merged by :mod:`quizapp.openapi_doc`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+from ..httpkit.openapi import Fragment, error_responses, request_body as _body, json_response as _json, ref as _ref
 
 
 _TEXT = {404: "Unknown question", 409: "The part has no further hint (code no_more_hints)",
@@ -19,11 +13,7 @@ _TEXT = {404: "Unknown question", 409: "The part has no further hint (code no_mo
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(c): _json(_ref("Error"), _TEXT[c]) for c in codes}
-
-
-def _body(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
+    return error_responses(_TEXT, *codes)
 
 
 VARIANT = {"type": "integer", "minimum": 0, "maximum": 999999}
@@ -85,7 +75,6 @@ PATHS: dict[str, dict[str, Any]] = {
 }
 
 
-def merge(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
-    for path, ops in PATHS.items():
-        paths.setdefault(path, {}).update(ops)
-    schemas.update(SCHEMAS)
+def fragment() -> Fragment:
+    """The practice paths and their schemas."""
+    return Fragment(paths=PATHS, schemas=SCHEMAS)

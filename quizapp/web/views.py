@@ -10,19 +10,20 @@ from typing import Any
 from flask import jsonify, render_template, request, url_for
 from markupsafe import Markup
 
-from quizapp.api.helpers import limit_small_bodies
+from quizapp.httpkit.jsonapi import limit_small_bodies
 from checkers.memo import Memo
 from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS, VIEW_CACHE_SIZE
-from quizapp.headers import set_security_headers
+from quizapp.httpkit.headers import set_security_headers
 from quizapp.rendering import render_inline, render_markdown
 from quizapp.unicode_text import encodable
 
-from ..discover.catalog import tag_label
+from ..tags import tag_label
 from ..ascii_int import parse_ascii_uint
 from ..kind_assets import kind_scripts
-from . import bp, data
+from . import bp
+from .. import page_data
 from quizapp.i18n import gettext, page_args, set_page_args
-from quizapp.practice import inputhelp
+from quizapp import inputhelp
 from quizapp.study import policy
 import checkers.bank as bank
 
@@ -100,8 +101,8 @@ def home():
     tag = request.args.get("tag") or None
     if level not in LEVELS:
         level = None
-    questions = data.list_questions()  # in list order: level, tutorial ref, id
-    results = data.last_results()
+    questions = page_data.list_questions()  # in list order: level, tutorial ref, id
+    results = page_data.last_results()
 
     all_tags = sorted({tg for q in questions for tg in q.get("tags") or []})
     groups = []
@@ -175,7 +176,7 @@ def _parse_variant(raw: str | None, vmax: int) -> int | None:
 @bp.get("/questions/<qid>")
 def question(qid: str):
     lang = current_lang()
-    row = data.get_question(qid)
+    row = page_data.get_question(qid)
     if row is None:
         return _not_found()
     vmax = int(_bank().VARIANT_MAX)

@@ -14,7 +14,7 @@ token): each request below is now answered as the document says.
 import pytest
 
 from quizapp.accounts import service as account_service
-from quizapp.api.openapi import breaks_rule
+from quizapp.httpkit.openapi import breaks_rule
 from quizapp.auth import create_author, create_token
 from quizapp.db import get_db
 from quiz_testing import SAMPLE_QUESTION

@@ -1,7 +1,7 @@
 """The document's ``x-422-rules``: each names a field its operation has, and only a 422 with the rule's code
 naming that field (or an element of it) counts as breaking it."""
 
-from quizapp.api.openapi import breaks_rule
+from quizapp.httpkit.openapi import breaks_rule
 
 
 def _fields(document, op):

@@ -18,7 +18,7 @@ from schemathesis.generation import GenerationMode
 from schemathesis.openapi.checks import RejectedPositiveData
 
 from checkers import sandbox
-from quizapp.api.openapi import breaks_rule
+from quizapp.httpkit.openapi import breaks_rule
 import quiz_testing as testing
 
 EXAMPLES = 3

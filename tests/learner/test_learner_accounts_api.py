@@ -6,7 +6,7 @@ import csv
 import io
 import re
 
-from quizapp.auth.csrf import SESSION_KEY
+from quizapp.httpkit.csrf import SESSION_KEY
 
 
 def test_signup_keeps_cookie_attempts_and_second_device_sees_them(client, app, lm):
@@ -135,7 +135,7 @@ def test_account_pages_show_errors_and_need_csrf(client, lm):
 
 
 def test_a_request_without_a_session_cookie_does_not_look_for_an_account(client, app, lm, monkeypatch):
-    from quizapp.accounts import identity
+    from quizapp.auth import identity
 
     signed_in = app.test_client()
     assert signed_in.post("/api/v1/account/signup",

@@ -7,7 +7,7 @@ import re
 from checkers.bank import params_for
 from quiz_testing import SAMPLE_QUESTION
 
-from quizapp.learning.attempt_view import answer_view
+from quizapp.attempt_view import answer_view
 
 
 def test_history_rows_link_to_their_attempt(client, lm):

@@ -11,7 +11,7 @@ import pytest
 
 from checkers.bank import params_for, public_view
 from quizapp import learner_cookie, levels, page_view
-from quizapp.accounts import identity
+from quizapp.auth import identity
 from quizapp.discover import views as discover_views
 from quizapp.mock import views as mock_views
 from quizapp.ops import limits
@@ -99,9 +99,9 @@ def test_the_author_preview_shows_the_learners_rendering(web_app):
 
 def test_one_unicode_check_guards_api_bodies_and_the_renderer(web_client):
     from quizapp import unicode_text
-    from quizapp.api import helpers
+    from quizapp.httpkit import jsonapi
 
-    assert helpers.encodable is web_views.encodable is unicode_text.encodable
+    assert jsonapi.encodable is web_views.encodable is unicode_text.encodable
     assert unicode_text.encodable("KL \u2265 0") and not unicode_text.encodable("half \ud800 pair")
     r = web_client.post("/render", data='{"items": ["fine", "bad \\ud800"]}', content_type="application/json")
     assert r.status_code == 422 and r.get_json()["error"]["field"] == "items[1]"

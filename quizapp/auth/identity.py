@@ -17,12 +17,12 @@ from itsdangerous import BadSignature
 from ..config import SIGN_IN_MAX_DAYS
 from ..db import get_session
 from ..models import LearnerAccount
-from . import service
-from ..auth.guard import current_principal
+from .guard import current_principal
+from .sessions import session_is_open
 from ..learner_cookie import is_learner_id, learner_serializer
 
-#: Blueprints whose endpoints accept a learner's personal token (the learner API, questions, checks).
-TOKEN_BLUEPRINTS = ("api", "learning_api", "accounts_api")
+#: Blueprints whose endpoints accept a learner's personal token (the learner API, questions, checks, practice).
+TOKEN_BLUEPRINTS = ("api", "practice", "learning_api", "accounts_api")
 
 login_manager = LoginManager()
 
@@ -51,7 +51,7 @@ def _load_user(user_id: str):
         return None
     learner_id, _, sid = user_id.partition(":")
     db = get_session()
-    if not sid or not service.session_is_open(db, sid, learner_id, max_age_s=max_age_s()):
+    if not sid or not session_is_open(db, sid, learner_id, max_age_s=max_age_s()):
         return None  # signed out, too old (or a cookie from before sessions were kept): anonymous again
     account = db.get(LearnerAccount, learner_id)
     return AccountUser(account, sid) if account is not None else None

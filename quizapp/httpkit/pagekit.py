@@ -1,6 +1,7 @@
-"""What every learner page of the account and learning blueprints shares: the strict CSP headers, the
-language cookie, CSRF on every POST (the session token of :mod:`quizapp.auth.csrf`, a hidden
-``csrf_token`` field), and the template helpers ``web/base.html`` expects."""
+"""What every learner page shares (the account, learning, discover, figure and mock blueprints install it):
+the strict CSP headers, the language cookie, CSRF on every POST (the session token of
+:mod:`quizapp.httpkit.csrf`, a hidden ``csrf_token`` field), and the template helpers ``web/base.html``
+expects."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Any
 
 from flask import Blueprint, abort, g, request, url_for
 
-from ..api.helpers import limit_small_bodies
-from ..auth.csrf import check_csrf, csrf_token
-from ..headers import set_security_headers
-from ..accounts.identity import via
+from .jsonapi import limit_small_bodies
+from .csrf import check_csrf, csrf_token
+from .headers import set_security_headers
+from ..auth.identity import via
 from ..i18n import current_lang, remember_lang
 
 

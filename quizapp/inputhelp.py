@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..i18n import N_, gettext
+from .i18n import N_, gettext
 
 #: The accepted maths syntax, one row per form (what to type, what it means); shown on the question page.
 CHEAT_SHEET = (

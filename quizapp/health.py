@@ -18,10 +18,10 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 from checkers import sandbox
-from .. import grading_backends
-from ..db import get_db
-from ..migrate import current_revision, head_revision
-from . import assets
+from . import grading_backends
+from .db import get_db
+from .migrate import current_revision, head_revision
+from .ops import assets
 
 log = logging.getLogger(__name__)
 bp = Blueprint("ops_health", __name__)
@@ -75,7 +75,3 @@ def readyz():
     if not ready:
         log.warning("not ready: %s", {k: v for k, v in checks.items() if not v.get("ok")})
     return jsonify({"status": "ready" if ready else "not_ready", "checks": checks}), (200 if ready else 503)
-
-
-def init_app(app) -> None:
-    app.register_blueprint(bp)

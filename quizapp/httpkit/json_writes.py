@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from flask import Flask, current_app, request
 
-from .auth.csrf import HEADER as CSRF_HEADER
-from .errors import UnsupportedMediaType
-from .i18n import N_, Message
+from .csrf import HEADER as CSRF_HEADER
+from ..errors import UnsupportedMediaType
+from ..i18n import N_, Message
 
 #: Only POST: a form cannot send PUT, PATCH or DELETE, and a cross-site script that does needs a preflight.
 GUARDED_METHODS = frozenset({"POST"})

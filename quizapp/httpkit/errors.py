@@ -13,8 +13,8 @@ from flask import Flask, jsonify, request
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from .errors import ServiceError, ServiceUnavailable
-from .i18n import N_, Message, api_lang, force_locale, gettext
+from ..errors import ServiceError, ServiceUnavailable
+from ..i18n import N_, Message, api_lang, force_locale, gettext
 
 log = logging.getLogger("quizapp.errors")
 

@@ -1,4 +1,5 @@
-"""The few service calls the pages make, in one place (the API blueprint owns the same services).
+"""The few service calls the learner pages make (practice, figures, history, mock), in one place (the API
+blueprint owns the same services).
 
 Each function is cheap: a list query, one question, the learner's last results; grading and rendering of
 answers happen through the JSON API from the browser.

@@ -1,4 +1,4 @@
-"""One past attempt as its page shows it (``/history/<attempt_id>``): the question at the attempt's variant
+"""One past attempt as its pages show it (``/history/<attempt_id>``, a mock interview's report): the question at the attempt's variant
 (the question version the attempt was graded against, not today's), and for each part the answer given,
 its verdict, score and feedback.
 
@@ -14,12 +14,12 @@ from typing import Any
 import checkers.bank as bank
 from sqlalchemy.orm import Session
 
-from ..errors import NotFound
-from ..models import QuestionVersion
-from ..page_view import page_from_public_view
-from ..rendering import render_markdown
-from ..services import attempts as attempt_service
-from ..study.grades import grade_status
+from .errors import NotFound
+from .models import QuestionVersion
+from .page_view import page_from_public_view
+from .rendering import render_markdown
+from .services import attempts as attempt_service
+from .study.grades import grade_status
 
 #: Kinds whose answer is program text or lines of working: shown verbatim in a code block.
 VERBATIM_KINDS = frozenset({"code", "derivation"})

@@ -10,7 +10,7 @@ from typing import Any
 from flask import current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..api_writes import is_json_request
+from .json_writes import is_json_request
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from ..i18n import LANGS, N_, Message, note_body_lang
 from ..services.answers import type_name
