@@ -38,7 +38,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))   # the service test helpers (live server)
 
 from checkers import coderun  # noqa: E402
-from checkers.kinds.code import checker as code_checker  # noqa: E402
+from checkers.kinds.code.cases import CaseBuilder  # noqa: E402
+from checkers.kinds.code.grade import payload_case  # noqa: E402
 from checkers.kinds.code.standalone import standalone_spec  # noqa: E402
 
 K3 = ("import torch\n\n\ndef k3(log_prob, ref_log_prob):\n"
@@ -64,11 +65,10 @@ def timed(fn) -> float:
 def bare_child(n: int) -> tuple[list[float], list[float]]:
     """coderun.run alone: the k3 check's cases (payload built once) and an empty payload."""
     spec = standalone_spec("kl.k3")
-    code_checker._load()
-    builder = code_checker.CaseBuilder(spec)
+    builder = CaseBuilder(spec)
     cases = builder.hidden()
     refs = [builder.reference_full(c, spec["outputs"]) for c in cases]
-    payload = [code_checker._payload_case(builder, c, spec["outputs"], r) for c, r in zip(cases, refs)]
+    payload = [payload_case(builder, c, spec["outputs"], r) for c, r in zip(cases, refs)]
     outcome = coderun.run(K3, "k3", payload)
     assert len(outcome.cases) == len(cases) and outcome.fatal is None, outcome
     with_cases = [timed(lambda: coderun.run(K3, "k3", payload)) for _ in range(n)]

@@ -33,6 +33,14 @@ MAX_GRADED_ARRAY_ELEMENTS = 65536  # numbers of an array answer that are compare
 MAX_GRADED_ARRAY_DEPTH = 6      # nesting of an array answer that is compared
 MAX_FREETEXT_CHARS = 20_000     # characters of a self-assessed prose answer
 
+# --- comparing tensors with the engine (checkers.tensor_compare: verify endpoint, code kind) -------------
+#: ``|a - b| <= atol + rtol * |b|`` per element, ``b`` the engine's value; these are the defaults (a verify
+#: request may give its own). Gradients use the float64 pair.
+TENSOR_RTOL = 1e-6
+TENSOR_ATOL = 1e-8
+TENSOR_RTOL_FLOAT32 = 1e-4      # where the engine's output is float32 (about 7 significant digits)
+TENSOR_ATOL_FLOAT32 = 1e-6
+
 # --- rendering a formula ----------------------------------------------------------------------------------
 #: Nesting of a formula's presentation tree read out as words (:mod:`checkers.mathparse.spoken`); deeper
 #: markup is read as its plain characters, so no formula can recurse the reader without bound.

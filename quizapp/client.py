@@ -120,11 +120,13 @@ def report(result: dict[str, Any]) -> str:
     if first:
         for what, block in (("output", first.get("outputs") or {}), ("gradient of", first.get("grads") or {})):
             for name, cmp in block.items():
-                if cmp.get("ok") or "first_mismatch" not in cmp:
+                if cmp.get("match") or cmp.get("first_mismatch") is None:   # equal, or no element compared
                     continue
                 index = "".join(f"[{i}]" for i in cmp["first_mismatch"])
+                err = cmp["max_abs_err"]   # a number, or "inf" where a non-finite value differs
                 lines.append(f"  {what} {name}{index}: expected {cmp['expected_value']}, got {cmp['got_value']} "
-                             f"({cmp['mismatches']} differ; max abs err {cmp['max_abs_err']:.3g})")
+                             f"({cmp['mismatches']} differ; max abs err "
+                             f"{format(err, '.3g') if isinstance(err, float) else err})")
         for name, value in (first.get("inputs") or {}).items():
             lines.append(f"  input {name} = {value}")
     return "\n".join(line for line in lines if line)

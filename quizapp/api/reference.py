@@ -109,46 +109,40 @@ def _decode(value: Any, path: str) -> Any:
     return float(value)
 
 
-def _tolerance(body: dict, name: str, default: float) -> float:
-    value = body.get(name, default)
+def _tolerance(body: dict, name: str) -> float | None:
+    """The request's ``rtol``/``atol``; None: the default for each output's dtype."""
+    if name not in body:
+        return None
+    value = body[name]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise ValidationError(f"{name} must be a non-negative number", name)
     return float(value)
 
 
-def compare(expected_t: Any, claimed_raw: Any, path: str, rtol: float, atol: float) -> dict[str, Any]:
+def compare(expected_t: Any, claimed_raw: Any, path: str, rtol: float | None, atol: float | None
+            ) -> dict[str, Any]:
+    """One output's comparison (:mod:`checkers.tensor_compare`: the rule and the measures the code kind
+    reports too), with the tolerances used, both tensors, and an English ``message`` when they differ."""
     import torch  # local: loaded with the engine, never at app start-up
 
-    expected = expected_t.detach().cpu().to(torch.float64) if isinstance(expected_t, torch.Tensor) \
+    from checkers import tensor_compare  # local: imports torch
+
+    expected = expected_t.detach().cpu() if isinstance(expected_t, torch.Tensor) \
         else torch.tensor(float(expected_t), dtype=torch.float64)
     try:
         claimed = torch.tensor(_decode(claimed_raw, path), dtype=torch.float64)
     except (ValueError, TypeError):
         raise ValidationError("must be a number or a rectangular nested list of numbers", path) from None
-    result: dict[str, Any] = {"match": False, "max_abs_err": None, "max_rel_err": None, "mismatches": 0,
-                              "first_mismatch": None, "expected": encode_tensor(expected),
-                              "claimed": encode_tensor(claimed)}
-    if claimed.shape != expected.shape:
-        result["mismatches"] = max(expected.numel(), claimed.numel())
-        result["reason"] = (f"shape mismatch: claimed {list(claimed.shape)}, expected {list(expected.shape)}")
-        return result
-    close = torch.isclose(claimed, expected, rtol=rtol, atol=atol, equal_nan=True)
-    same = (torch.isnan(claimed) & torch.isnan(expected)) | (claimed == expected)
-    diff = torch.where(same, torch.zeros_like(claimed), (claimed - expected).abs())
-    diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
-    rel = torch.where(diff == 0, torch.zeros_like(diff), diff / expected.abs())
-    rel = torch.where(torch.isnan(rel), torch.full_like(rel, math.inf), rel)
-    bad = ~close
-    mismatches = int(bad.sum())
-    result.update({
-        "match": mismatches == 0,
-        "max_abs_err": json_safe(float(diff.max())) if diff.numel() else 0.0,
-        "max_rel_err": json_safe(float(rel.max())) if rel.numel() else 0.0,
-        "mismatches": mismatches,
-    })
-    if mismatches:
-        result["first_mismatch"] = [int(i) for i in torch.nonzero(bad)[0]] if bad.dim() else []
-        result["reason"] = f"{mismatches} element(s) differ beyond rtol={rtol:g}, atol={atol:g}"
+    default_rtol, default_atol = tensor_compare.default_tolerance(expected.dtype)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    outcome = tensor_compare.compare(expected, claimed, rtol, atol)
+    result = outcome.to_json()
+    message = outcome.sentence(rtol, atol)
+    if message is not None:
+        result["message"] = message
+    result.update(rtol=rtol, atol=atol, expected=encode_tensor(expected.to(torch.float64)),
+                  claimed=encode_tensor(claimed))
     return result
 
 
@@ -164,8 +158,7 @@ def verify(name: str):
     claimed = body.get("claimed")
     if not isinstance(claimed, dict) or not claimed:
         raise ValidationError("claimed must be an object {output: value} naming at least one output", "claimed")
-    rtol = _tolerance(body, "rtol", 1e-6)
-    atol = _tolerance(body, "atol", 1e-8)
+    rtol, atol = _tolerance(body, "rtol"), _tolerance(body, "atol")
     declared = engine.describe(name)["outputs"]
     for out_name in claimed:
         if out_name not in declared:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from checkers.kinds.code.cases import GROUP_SIZE, CaseBuilder, is_tensor_param
-from checkers.kinds.code.checker import validate_code_spec
+from checkers.kinds.code.cases import CaseBuilder, is_tensor_param
+from checkers.kinds.code.roles import GROUP_SIZE
+from checkers.kinds.code.spec import validate_code_spec
 from checkers.kinds.code.starter import starter_source
 from checkers.reference import describe
 from checkers.verdict import SpecError

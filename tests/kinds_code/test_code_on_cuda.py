@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from checkers.bank import load_bank_files
-from checkers.kinds.code import checker as code_checker
+from checkers.kinds.code import grade as code_grade
 from checkers.kinds.code.cases import CaseBuilder
 from checkers.kinds.code.checker import CodeChecker
 from checkers.kinds.code.standalone import standalone_spec
@@ -28,9 +28,9 @@ QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
 @pytest.fixture(autouse=True)
 def engine_on_cuda(monkeypatch):
     monkeypatch.setenv("QUIZ_DEVICE", "cuda")
-    code_checker._grade_cached.cache_clear()     # verdicts graded with the engine elsewhere do not count
+    code_grade.VERDICTS.clear()     # verdicts graded with the engine elsewhere do not count
     yield
-    code_checker._grade_cached.cache_clear()
+    code_grade.VERDICTS.clear()
 
 
 def test_the_engine_runs_on_cuda_and_the_reference_comes_back_on_the_cpu():

@@ -11,7 +11,7 @@ import pytest
 from checkers import coderun
 from checkers.bank import load_question_file
 from checkers.coderun.runner import RunOutcome
-from checkers.kinds.code import checker as code_checker
+from checkers.kinds.code import grade as code_grade
 from checkers.kinds.code.checker import CodeChecker
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
@@ -21,9 +21,9 @@ CHECKER = CodeChecker()
 
 @pytest.fixture(autouse=True)
 def fresh_memo():
-    code_checker._grade_cached.cache_clear()
+    code_grade.VERDICTS.clear()
     yield
-    code_checker._grade_cached.cache_clear()
+    code_grade.VERDICTS.clear()
 
 
 def _under_load(outcome: RunOutcome | Exception):

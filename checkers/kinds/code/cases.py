@@ -25,9 +25,8 @@ from ...reference import call as engine_call
 from ...i18n import msg
 from ...reference import describe
 from . import roles
-from .roles import GROUP_SIZE, LOG_PROB_NAMES, MASK_NAMES  # noqa: F401  (re-exported)
+from .roles import GROUP_SIZE
 
-SCORE_NAMES = {"scores"}
 # In a mistake's overrides, "@ones_like:NAME" is an all-ones tensor shaped like input NAME (a plain mean
 # for a masked one) and "@NAME" is input NAME itself (arguments swapped).
 ONES_LIKE = "@ones_like:"

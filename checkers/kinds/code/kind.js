@@ -114,7 +114,7 @@
       var block = row[pair[0]] || {};
       Object.keys(block).forEach(function (name) {
         var c = block[name];
-        if (!c || c.ok) { return; }
+        if (!c || c.match) { return; }
         if (c.reason === 'shape') {
           out.push(pair[1] + name + ': ' + S.shape + ' ' + JSON.stringify(c.shape) + ', ' + S.expected + ' ' +
                    JSON.stringify(c.expected_shape));
