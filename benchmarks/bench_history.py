@@ -7,6 +7,11 @@ and their ratio. With the stored per-(learner, question) summary (quizapp.study.
 about 1 and the statement count the same; reading the whole history made each submit cost more than the
 one before.
 
+The practice endpoints are measured the same way after the first submit and after the last: ``--rounds``
+rounds, each on a variant not used before, of ``GET /practice``, ``POST /hints`` (part a) and
+``POST /solution`` (which reveals that variant, so the next round starts with no hint shown). They read the
+same stored summary, so their late / early ratio is about 1 too.
+
     python benchmarks/bench_history.py --submits 300
 """
 
@@ -21,9 +26,36 @@ import time
 from pathlib import Path
 
 
+OPERATIONS = ("practice", "hint", "solution")
+
+
+def _median_ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1e3:.2f} ms"
+
+
+def _practice_rounds(client, engine, testing, qid: str, first_variant: int, rounds: int) -> dict:
+    """``rounds`` rounds of the practice endpoints on fresh variants: per operation, wall times and counts of
+    SQL statements."""
+    out: dict[str, dict[str, list]] = {name: {"times": [], "statements": []} for name in OPERATIONS}
+    for k in range(rounds):
+        variant = first_variant + k
+        calls = {"practice": lambda: client.get(f"/api/v1/questions/{qid}/practice?variant={variant}"),
+                 "hint": lambda: client.post(f"/api/v1/questions/{qid}/hints", json={"variant": variant, "part": "a"}),
+                 "solution": lambda: client.post(f"/api/v1/questions/{qid}/solution", json={"variant": variant})}
+        for name in OPERATIONS:
+            with testing.sql_seen(engine) as seen:
+                started = time.perf_counter()
+                resp = calls[name]()
+                out[name]["times"].append(time.perf_counter() - started)
+            assert resp.status_code in (200, 201), (name, resp.get_data(as_text=True))
+            out[name]["statements"].append(len([s for s in seen.statements if "count(" not in s]))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--submits", type=int, default=300)
+    ap.add_argument("--rounds", type=int, default=10, help="rounds of the practice endpoints, early and late")
     args = ap.parse_args()
     os.environ.setdefault("CHECKERS_SANDBOX", "inprocess")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
@@ -34,23 +66,33 @@ def main() -> None:
     app = testing.make_app(tempfile.mkdtemp(prefix="bench-history-"))
     testing.load_sample(app)
     client = app.test_client()
-    url = f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}/attempts"
+    qid = testing.SAMPLE_QUESTION["id"]
+    url = f"/api/v1/questions/{qid}/attempts"
     engine = get_db(app).engine
     times: list[float] = []
     statements: list[int] = []
-    for i in range(max(args.submits, 21)):
+    practice: dict[str, dict] = {}
+    total = max(args.submits, 21)
+    for i in range(total):
         with testing.sql_seen(engine) as seen:
             started = time.perf_counter()
             resp = client.post(url, json={"variant": i % 4, "answers": {"a": "1.0", "b": "yes"}})
             times.append(time.perf_counter() - started)
         assert resp.status_code == 201, resp.get_data(as_text=True)
         statements.append(len([s for s in seen.statements if "count(" not in s]))  # minus the set's recheck
+        if i in (0, total - 1):  # after the first submit, and after the last
+            practice[i] = _practice_rounds(client, engine, testing, qid, 1000 + 100 * bool(i), args.rounds)
     early, late = times[1:11], times[-10:]
-    print(f"submits 2-11:      median {statistics.median(early) * 1e3:.2f} ms, "
-          f"statements {sorted(set(statements[1:11]))}")
-    print(f"submits {len(times) - 9}-{len(times)}: median {statistics.median(late) * 1e3:.2f} ms, "
+    print(f"submits 2-11:      median {_median_ms(early)}, statements {sorted(set(statements[1:11]))}")
+    print(f"submits {len(times) - 9}-{len(times)}: median {_median_ms(late)}, "
           f"statements {sorted(set(statements[-10:]))}")
     print(f"late / early: {statistics.median(late) / statistics.median(early):.2f}")
+    first, last = practice[0], practice[total - 1]
+    for name in OPERATIONS:
+        a, b = first[name], last[name]
+        print(f"{name:9s} after submit 1: median {_median_ms(a['times'])}, statements {sorted(set(a['statements']))}; "
+              f"after submit {total}: median {_median_ms(b['times'])}, statements {sorted(set(b['statements']))}; "
+              f"ratio {statistics.median(b['times']) / statistics.median(a['times']):.2f}")
 
 
 if __name__ == "__main__":

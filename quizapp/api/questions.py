@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from functools import partial
 from typing import Any
 
 from ..db import get_session
@@ -23,8 +22,8 @@ from ..httpkit.jsonapi import check_unknown, field, json_body, ok, query_int, re
 from flask import current_app, request
 from checkers import grading
 from checkers.bank import VARIANT_MAX, public_view
+from checkers.kinds import get_kind
 from checkers.verdict import AnswerParseError, SpecError
-from ..learning.hooks import plan_review
 from ..ops.admission import let_go
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
@@ -103,7 +102,7 @@ def validate_answer(qid: str):
     part = _part(row, body)
     if body.get("answer") is None:
         raise ValidationError("answer is required", "answer", code="missing_field")
-    answer = check_answer(part["kind"], body["answer"], "answer")
+    answer = check_answer(get_kind(part["kind"]), body["answer"], "answer")
     result = grading.validate(answer, part)
     result = json_safe(result)
     error = result.get("error")
@@ -129,12 +128,12 @@ def submit_attempt(qid: str):
         raise ValidationError("variant is required (the variant you were shown)", "variant", code="missing_field")
     answers = field(body, "answers", dict)
     # The review card is rated before the attempt is stored and written in its transaction: one durable
-    # commit per attempt, and the grading slot is given back while the attempt waits to be stored.
-    # A learner made up for this request (no cookie yet) has no history and no card to read.
+    # commit per attempt. A learner made up for this request (no cookie yet) has no history and no card.
     new = learner_is_new()
-    result = attempt_service.submit_attempt(session, qid, variant, answers, current_learner_id(), lang,
-                                            plan_write=partial(plan_review, new_learner=new),
-                                            question=question, before_store=let_go, new_learner=new)
+    prepared = attempt_service.prepare_attempt(session, qid, variant, answers, current_learner_id(), lang,
+                                               question=question, rate_review=True, new_learner=new)
+    let_go()  # graded and answered: the grading slot goes back while the attempt waits to be stored
+    result = attempt_service.store_attempt(session, prepared)
     resp = ok(result, 201)
     resp.headers["Location"] = f"/api/v1/attempts/{result['attempt_id']}"
     return resp
@@ -262,8 +261,8 @@ def check_derivation():
     body = json_body()
     check_unknown(body, {"steps", "start", "goal", "variables", "functions", "milestones", "lang"})
     lang = request_lang(body)
-    steps = check_answer("derivation", body.get("steps") if body.get("steps") is not None else _missing("steps"),
-                         "steps")
+    steps = check_answer(get_kind("derivation"),
+                         body.get("steps") if body.get("steps") is not None else _missing("steps"), "steps")
     start = _expr(body, "start")
     goal = _expr(body, "goal")
     variables = _variables(body)

@@ -114,7 +114,8 @@ def in_slot(view: Callable[..., Any]) -> Callable[..., Any]:
 def init_app(app: Flask) -> None:
     """Wrap the grading views (call once the blueprints are registered, before the rate limits wrap them:
     a request refused by its rate limit never takes a slot). A submit lets its slot go once its attempt is
-    graded and its response built (:func:`let_go`, passed to :func:`quizapp.services.attempts.submit_attempt`):
+    graded and its response built (:func:`let_go`, called between
+    :func:`quizapp.services.attempts.prepare_attempt` and :func:`~quizapp.services.attempts.store_attempt`):
     storing the attempt waits for the database's writer turn, not for the interpreter, and the attempts that
     wait together are committed together (:func:`quizapp.group_commit.write_together`)."""
     for key, value in config_from_env().items():

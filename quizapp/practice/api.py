@@ -25,7 +25,7 @@ from ..models import PracticeEvent
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services.answers import json_safe
-from ..study import credit, policy, review
+from ..study import credit, policy, review, summary
 from ..httpkit.openapi import contribute
 from . import openapi
 
@@ -54,13 +54,22 @@ def _shown_hints(data: Mapping[str, Any], variant: int, lang: str, shown: Mappin
     return out
 
 
+def _state(session, learner_id: str | None, row: dict, variant: int) -> policy.PracticeState:
+    """The learner's state on ``variant`` of the question ``row``, from the stored summary of the learner's
+    history of the question (:mod:`quizapp.study.summary`) plus the hints and requests since: a bounded
+    read, not every earlier attempt."""
+    data = row["data"]
+    walked = summary.read(session, learner_id, row["id"], row["version_id"], data).walked if learner_id else None
+    return policy.state(session, learner_id, row["id"], variant, data, walked=walked)
+
+
 def _body(session, learner_id: str, row: dict, variant: int, lang: str) -> dict[str, Any]:
     data = row["data"]
-    current = policy.state(session, learner_id, row["id"], variant, data)
+    current = _state(session, learner_id, row, variant)
     body: dict[str, Any] = {"question_id": row["id"], "variant": variant, "practice": current.view(),
                             "hints": _shown_hints(data, variant, lang, current.hints)}
     if current.revealed:
-        body["solution"] = attempt_service._solution(data, variant, lang)
+        body["solution"] = attempt_service.shown_solution(data, variant, lang)
     return body
 
 
@@ -86,7 +95,7 @@ def show_hint(qid: str):
         raise ValidationError(f"no part {pid!r} in question {qid!r}", "part", code="unknown_part")
     learner_id = current_learner_id()
     hints = part_hints(part, lang, params_for(row["data"], variant))
-    shown = policy.state(session, learner_id, qid, variant, row["data"]).hints.get(pid, 0)
+    shown = _state(session, learner_id, row, variant).hints.get(pid, 0)
     if shown >= len(hints):
         raise Conflict(f"part {pid!r} has no further hint ({len(hints)} in all)", "part", code="no_more_hints")
     try:
@@ -112,7 +121,7 @@ def show_solution(qid: str):
     lang = request_lang(body)
     variant = _variant(body.get("variant"))
     learner_id = current_learner_id()
-    already = policy.state(session, learner_id, qid, variant, row["data"])
+    already = _state(session, learner_id, row, variant)
     rated = None
     try:
         ensure_learner(session, learner_id)

@@ -8,7 +8,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 import numbers
 
-from checkers.kinds import get_kind
+from checkers.kinds import Kind
 from checkers.kinds.shape import MAX_ARRAY_ELEMENTS, MAX_LINES, MAX_TEXT, type_name  # noqa: F401  (one place)
 from checkers.verdict import AnswerShapeError
 from checkers.languages import LANGS, norm_lang as supported
@@ -36,10 +36,11 @@ def shape_error(exc: AnswerShapeError) -> ValidationError | PayloadTooLarge:
     return ValidationError(exc.message, exc.field)
 
 
-def check_answer(kind: str, value: Any, field: str) -> Any:
-    """Return the answer in the form the kind's checker takes, or raise ValidationError naming ``field``."""
+def check_answer(kind: Kind, value: Any, field: str) -> Any:
+    """Return the answer in the form ``kind`` (the part's kind, looked up by the caller) takes, or raise
+    ValidationError naming ``field``."""
     try:
-        return get_kind(kind).accept(value, field)
+        return kind.accept(value, field)
     except AnswerShapeError as exc:
         raise shape_error(exc) from None
 

@@ -16,18 +16,24 @@ A part's ``score`` is in points (verdict score x the part's weight). ``invalid``
 (and parts left unanswered) have ``counted: false``: they consume no attempt and add nothing; an
 attempt with no counted part at all is stored with ``counted: false`` and is ignored by
 :func:`last_results`.
+
+The flow runs one way: the API and the pages call this module, which calls the study rules below it
+(:mod:`quizapp.study`: policy, credit, the stored summary, the review card, the clock) and takes no
+callback from its callers. A submit is :func:`prepare_attempt` (grading, reads, the response) then
+:func:`store_attempt` (the writer's turn); the API gives its grading slot back between the two.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 from checkers.bank import VARIANT_MAX, params_for, solution_view
-from checkers.kinds import get_kind
+from checkers.kinds import Kind, get_kind
 from flask import current_app, has_app_context
 
 from ..group_commit import write_together
@@ -40,7 +46,7 @@ from ..i18n import LANGS, N_, in_language
 from .questions import get_question
 from ..timeutil import iso_utc
 from ..ops.metrics import observe_grading
-from ..study import clock, credit, policy, summary
+from ..study import clock, credit, policy, review, summary
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +73,13 @@ def check_variant(variant: Any, field: str = "variant") -> int:
     return variant
 
 
-def _weight(part: Mapping[str, Any]) -> float:
-    return float(part.get("weight", get_kind(part.get("kind")).default_weight))
+def part_kinds(data: Mapping[str, Any]) -> dict[str, Kind]:
+    """Each part's answer kind, by part id: looked up once per part, then passed along."""
+    return {part["id"]: get_kind(part.get("kind")) for part in data["parts"]}
+
+
+def _weight(part: Mapping[str, Any], kind: Kind) -> float:
+    return float(part.get("weight", kind.default_weight))
 
 
 def _grade_timeout() -> float | None:
@@ -106,8 +117,10 @@ def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) ->
     return record
 
 
-def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, Any]) -> dict[str, dict]:
-    """Check shapes, then grade every part of ``data`` (a question dict) for ``variant``."""
+def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, Any],
+                  kinds: Mapping[str, Kind] | None = None) -> dict[str, dict]:
+    """Check shapes, then grade every part of ``data`` (a question dict) for ``variant``; ``kinds``:
+    :func:`part_kinds` of ``data`` when the caller has them."""
     if not isinstance(answers, Mapping):
         raise ValidationError("answers must be an object {part_id: answer}", "answers")
     parts = {p["id"]: p for p in data["parts"]}
@@ -115,7 +128,8 @@ def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, A
         if pid not in parts:
             raise ValidationError(f"no part {pid!r} in this question (parts: {', '.join(parts)})",
                                   f"answers.{pid}", code="unknown_part")
-    checked = {pid: check_answer(parts[pid]["kind"], raw, f"answers.{pid}")
+    kinds = kinds if kinds is not None else part_kinds(data)
+    checked = {pid: check_answer(kinds[pid], raw, f"answers.{pid}")
                for pid, raw in answers.items() if raw is not None}
     params = params_for(data, variant)
     verdicts: dict[str, dict] = {}
@@ -125,7 +139,7 @@ def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, A
         else:
             record = {"status": "invalid", "score": 0.0, "feedback": _in_every_language(UNANSWERED), "note": "unanswered",
                       "interpreted_as": None, "details": {}, "counted": False}
-        record["weight"] = _weight(part)
+        record["weight"] = _weight(part, kinds[pid])
         verdicts[pid] = record
     return verdicts
 
@@ -152,7 +166,8 @@ def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str) -> dict[
     return out
 
 
-def _solution(data: Mapping[str, Any], variant: int, lang: str) -> dict[str, Any] | None:
+def shown_solution(data: Mapping[str, Any], variant: int, lang: str) -> dict[str, Any] | None:
+    """The solution of ``variant`` in ``lang`` as responses show it (None, logged, when it cannot be built)."""
     try:
         return json_safe(solution_view(data, variant, lang))
     except Exception:  # noqa: BLE001 - the attempt is stored; a missing solution must not fail it
@@ -173,7 +188,7 @@ def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solu
         "parts": _render_parts(attempt.verdicts, lang),
     }
     if solution:
-        body["solution"] = _solution(data, attempt.variant, lang)
+        body["solution"] = shown_solution(data, attempt.variant, lang)
     return body
 
 
@@ -182,20 +197,32 @@ _INSERT_ATTEMPT = insert(Attempt.__table__)
 _ATTEMPT_KEYS = [c.key for c in Attempt.__table__.c]
 
 
-def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any,
+def _plan_review(session: Session, attempt: Attempt, data: Mapping[str, Any], history: list[tuple],
+                 new_learner: bool) -> review.CardChange | None:
+    """The review card of ``attempt`` (built, not yet stored) read and rated before the attempt's write
+    turn (:func:`quizapp.study.review.plan_attempt`); the attempt's transaction stores it. A failure is
+    logged and answered as None: the attempt is then stored without touching the card."""
+    try:
+        return review.plan_attempt(session, attempt, data, history=history, new_learner=new_learner)
+    except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
+        log.exception("review card update failed for attempt %s", attempt.id)
+        return None
+
+
+def _store(session: Session, attempt: Attempt, learner_known: bool, card: review.CardChange | None,
            keep_summary: Callable[[Session], None] | None = None) -> Any:
-    """Write the learner (unless known to exist), the attempt, then ``planned.write`` (its result returned),
+    """Write the learner (unless known to exist), the attempt, then ``card.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
-    (:func:`quizapp.group_commit.write_together`), where the learners, the attempts and the rows ``planned.rows``
-    gives (if it has that method; the review cards) of the group are each one statement; ``keep_summary``
+    (:func:`quizapp.group_commit.write_together`), where the learners, the attempts and the review cards of the group
+    are each one statement (:meth:`quizapp.study.review.CardChange.rows`); ``keep_summary``
     (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question. Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued
     behind it."""
     attempt_row = (_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
     learner = None if learner_known else learner_row(session, attempt.learner_id)
     rows = [attempt_row] if learner_known else [learner, attempt_row] if learner is not None else []
-    if rows and planned is not None and hasattr(planned, "rows"):  # what else is written, as rows too
-        rows += planned.rows(session.get_bind().dialect.name)
+    if rows and card is not None:  # the card's write, as a row too
+        rows += card.rows(session.get_bind().dialect.name)
 
     def work(writer: Session) -> Any:
         if not rows:  # a database without ON CONFLICT: the learner's row as ensure_learner makes it, first
@@ -203,42 +230,49 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, planned: Any
             writer.connection().execute(*attempt_row)
         if keep_summary is not None:
             keep_summary(writer)
-        return planned.write(writer) if planned is not None else None
+        return card.write(writer) if card is not None else None
 
     return write_together(session, work, rows)
 
 
-def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
-                   lang: str = "en", *,
-                   plan_write: Callable[[Session, Attempt, Any, list[tuple]], Any] | None = None,
-                   question: Mapping[str, Any] | None = None,
-                   before_store: Callable[[], Any] | None = None,
-                   new_learner: bool = False) -> dict:
-    """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and store the
-    attempt (one transaction, committed before this returns). ``plan_write(session, attempt, data,
-    history)`` runs before the transaction, on the attempt built but not stored (``history``: what the review
-    rating reads of the learner's earlier timeline of the question, ``Snapshot.history`` of
-    :mod:`quizapp.study.summary`): it returns None or an object whose ``write(session)`` runs
-    inside the transaction after the attempt's INSERT (what else an attempt writes, committed with it: with
-    ``synchronous=FULL`` each commit is a sync to disk), and whose result is the body's ``review``. If that
-    write fails, the attempt is stored without it. ``question``: the published question
+@dataclass
+class PreparedAttempt:
+    """An attempt graded, its review card rated and its response built, not stored yet
+    (:func:`prepare_attempt`; :func:`store_attempt` stores it)."""
+
+    attempt: Attempt
+    body: dict[str, Any]
+    learner_known: bool  # something of the learner is stored, so is the learner's row
+    card: review.CardChange | None  # the review card's write, when the attempt rates one
+    keep_summary: Callable[[Session], None] | None  # the learner's summary of the question, rewritten
+    rate_review: bool
+
+
+def prepare_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
+                    lang: str = "en", *, question: Mapping[str, Any] | None = None, rate_review: bool = False,
+                    new_learner: bool = False) -> PreparedAttempt:
+    """Grade ``answers`` for ``variant`` of the published version of ``question_id`` and build the attempt
+    and its response, writing nothing: the work of a submit that needs the interpreter, so that the caller
+    can give its grading slot back before :func:`store_attempt` waits for the writer's turn
+    (:func:`quizapp.ops.admission.let_go`). ``question``: the published question
     (:func:`quizapp.services.questions.get_question`) when the caller has already looked it up (its
-    ``data`` is shared and only read). ``before_store()`` is called once the answers are graded, the
-    history read, the planned write worked out and the response built, before the attempt waits to be
-    stored (the server gives its grading slot back there, :func:`quizapp.ops.admission.let_go`).
-    ``new_learner``: the learner id was made up for this request (no cookie yet), so nothing of the learner
-    is stored and its history is empty without being read. Raises NotFound / ValidationError."""
+    ``data`` is shared and only read). ``rate_review``: the attempt also rates the learner's review card
+    (:mod:`quizapp.study.review`), read and rated here and written in the attempt's transaction; the body
+    then has ``review``. ``new_learner``: the learner id was made up for this request (no cookie yet), so
+    nothing of the learner is stored and its history is empty without being read. Raises NotFound /
+    ValidationError."""
     lang = norm_lang(lang)
     if question is None or question["id"] != question_id:
         question = get_question(session, question_id)  # raises NotFound
     question_id, data = question["id"], question["data"]
     variant = check_variant(variant)
-    verdicts = grade_answers(data, variant, answers)  # before any write: the transaction stays short
+    kinds = part_kinds(data)  # each part's kind, looked up once for the whole submit
+    verdicts = grade_answers(data, variant, answers, kinds)  # before any write: the transaction stays short
+    graded = policy.graded_ids(data, kinds)
     # The learner's history of the question as one stored row (plus events since): a submit's reads do
     # not grow with the attempts before it (quizapp.study.summary).
-    known = summary.read(session, learner_id, question_id, question["version_id"], data) \
+    known = summary.read(session, learner_id, question_id, question["version_id"], data, graded=graded) \
         if learner_id and not new_learner else summary.empty(question["version_id"])
-    items = known.history
     before = policy.state(session, learner_id, question_id, variant, data, walked=known.walked)
     credit.apply_hint_credit(verdicts, before.hints)  # each hint shown on a part lowers its credit
     score = sum(v["score"] * v["weight"] for v in verdicts.values() if v["counted"])
@@ -248,30 +282,47 @@ def submit_attempt(session: Session, question_id: str, variant: Any, answers: An
                       answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
                       max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
                       created_at=clock.now())  # the clock of history and review
-    planned = plan_write(session, attempt, data, items) if plan_write is not None else None
+    card = _plan_review(session, attempt, data, known.history, new_learner) if rate_review else None
     # The response is the attempt as built plus the state after it, which is the walk read above plus
     # the attempt (hints do not change): no second read of the summary, and no interpreter work
     # left for after the store, when the attempts committed together would all want it at once.
-    walked = summary.after(known, attempt, data)
+    walked = summary.after(known, attempt, data, graded=graded)
     after = policy.state(session, learner_id, attempt.question_id, variant, data, walked=walked,
                          hints=before.hints)
     keep_summary = summary.writer(known, attempt, walked) if learner_id else None
     body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
                         current=after)
-    if before_store is not None:
-        before_store()  # what is left waits for the writer's turn, not for the interpreter
-    learner_known = known.known  # something of the learner is stored, so is the learner's row
+    return PreparedAttempt(attempt, body, known.known, card, keep_summary, rate_review)
+
+
+def store_attempt(session: Session, prepared: PreparedAttempt) -> dict:
+    """Store a prepared attempt (one transaction, committed before this returns) with its review card and
+    the learner's summary of the question, and answer its response. If the card's write fails, the attempt
+    is stored without it (the body's ``review`` is then None)."""
+    attempt, card = prepared.attempt, prepared.card
     try:
-        extra = _store(session, attempt, learner_known, planned, keep_summary)
+        extra = _store(session, attempt, prepared.learner_known, card, prepared.keep_summary)
     except Exception:
-        if planned is None:
+        if card is None:
             raise
-        # A failing extra write must not lose the attempt: store it alone.
-        log.exception("the write planned with attempt %s failed; the attempt is stored without it", attempt.id)
-        extra = _store(session, attempt, learner_known, None, keep_summary)
-    if plan_write is not None:
+        # A failing card write must not lose the attempt: store it alone.
+        log.exception("the review card written with attempt %s failed; the attempt is stored without it",
+                      attempt.id)
+        extra = _store(session, attempt, prepared.learner_known, None, prepared.keep_summary)
+    body = prepared.body
+    if prepared.rate_review:
         body["review"] = extra
     return body
+
+
+def submit_attempt(session: Session, question_id: str, variant: Any, answers: Any, learner_id: str,
+                   lang: str = "en", *, question: Mapping[str, Any] | None = None, rate_review: bool = False,
+                   new_learner: bool = False) -> dict:
+    """:func:`prepare_attempt` then :func:`store_attempt`: grade and store the attempt in one call (the
+    mock interview, the command line, tests). Raises NotFound / ValidationError."""
+    return store_attempt(session, prepare_attempt(session, question_id, variant, answers, learner_id, lang,
+                                                  question=question, rate_review=rate_review,
+                                                  new_learner=new_learner))
 
 
 def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], lang: str, body: dict,
@@ -286,7 +337,7 @@ def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], la
         part["hints_used"] = int(record.get("hints_used") or 0)
         part["credit"] = float(record.get("credit", 1.0))
     if solution and current.revealed:
-        body["solution"] = _solution(data, attempt.variant, lang)
+        body["solution"] = shown_solution(data, attempt.variant, lang)
     return body
 
 

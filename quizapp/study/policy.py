@@ -37,7 +37,7 @@ from typing import Any, Mapping
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 from checkers.bank.schema import TRIES_DEFAULT
-from checkers.kinds import get_kind
+from checkers.kinds import Kind, get_kind
 
 from .clock import aware
 from ..models import Attempt, PracticeEvent
@@ -54,21 +54,24 @@ def tries_allowed(data: Mapping[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else TRIES_DEFAULT
 
 
-def _graded_ids(data: Mapping[str, Any]) -> set[str]:
+def graded_ids(data: Mapping[str, Any], kinds: Mapping[str, Kind] | None = None) -> frozenset[str]:
+    """The ids of the question's machine-graded parts with weight > 0: those a correct answer needs.
+    ``kinds``: each part's kind (by part id) when the caller has already looked them up (a submit, once
+    per part); else they are looked up here."""
     out = set()
     for part in data.get("parts") or []:
-        kind = get_kind(part.get("kind"))
+        kind = kinds[part["id"]] if kinds is not None else get_kind(part.get("kind"))
         if kind.machine_graded and float(part.get("weight", kind.default_weight)) > 0:
             out.add(part["id"])
-    return out
+    return frozenset(out)
 
 
 def is_correct(verdicts: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) -> bool:
     """Every machine-graded part (weight > 0) answered correctly; True for a free-text-only answer."""
-    return _all_correct(verdicts, _graded_ids(data))
+    return _all_correct(verdicts, graded_ids(data))
 
 
-def _all_correct(verdicts: Mapping[str, Mapping[str, Any]], graded: set[str]) -> bool:
+def _all_correct(verdicts: Mapping[str, Mapping[str, Any]], graded: frozenset[str]) -> bool:
     """:func:`is_correct` with the question's graded part ids already taken out of it."""
     return all((verdicts.get(pid) or {}).get("status") == "correct" for pid in graded)
 
@@ -115,7 +118,7 @@ _EVENTS = select(_E.created_at, _E.kind, _E.variant, _E.part_id).where(
 
 
 @functools.cache  # one statement per set of graded parts of the bank's questions, built once
-def _attempts(graded: tuple[str, ...]) -> Select:
+def attempts_read(graded: tuple[str, ...]) -> Select:
     """The learner's attempts on the question with, of their verdicts, only the status of each graded part
     (``graded``, sorted), read by the database (SQLite's ``json_extract``, PostgreSQL's ``#>>``). The whole
     verdicts document of every earlier attempt, decoded in Python, made an attempt cost more with each one
@@ -136,10 +139,10 @@ def _timeline(session: Session, learner_id: str, question_id: str, data: Mapping
         session.flush()  # what the caller added is part of the history (the ORM's autoflush, done here)
     conn = session.connection()
     args = {"learner": learner_id, "question": question_id}
-    graded = tuple(sorted(_graded_ids(data)))
+    graded = tuple(sorted(graded_ids(data)))
     items = [(at, ATTEMPT, v, {pid: {"status": status} for pid, status in zip(graded, statuses)}, counted,
               score, max_score)
-             for at, v, counted, score, max_score, *statuses in conn.execute(_attempts(graded), args)]
+             for at, v, counted, score, max_score, *statuses in conn.execute(attempts_read(graded), args)]
     items += [(at, REQUEST, v, None, None) if kind == "solution" else (at, HINT, v, part_id, None)
               for at, kind, v, part_id in conn.execute(_EVENTS, args)]
     items.sort(key=lambda it: (it[0], it[1]))
@@ -164,18 +167,21 @@ class Replay:
         self.running, self.hints = 0, {}
 
 
-def walk(items: list[tuple], data: Mapping[str, Any], start: Replay | None = None) -> Replay:
+def walk(items: list[tuple], data: Mapping[str, Any], start: Replay | None = None, *,
+         graded: frozenset[str] | None = None) -> Replay:
     """Walk a timeline (:func:`_timeline`) by the rule of the module docstring, from ``start`` (a walk of
     the items before these, changed in place; a fresh one by default). Linear in the number of items; the
-    question's graded parts are read from ``data`` once, not once per attempt."""
-    allowed, graded_ids = tries_allowed(data), _graded_ids(data)
+    question's graded parts (``graded``: :func:`graded_ids`, when the caller has them) are read from
+    ``data`` once, not once per attempt."""
+    allowed = tries_allowed(data)
+    graded = graded if graded is not None else graded_ids(data)
     out = start if start is not None else Replay()
     for item in items:
-        _step(out, item, allowed, graded_ids)
+        _step(out, item, allowed, graded)
     return out
 
 
-def _step(out: Replay, item: tuple, allowed: int, graded_ids: set[str]) -> None:
+def _step(out: Replay, item: tuple, allowed: int, graded_ids: frozenset[str]) -> None:
     """One timeline item walked (:func:`walk`)."""
     _at, order, variant, payload, counted, *_ = item
     seen = out.revealed.get(variant)

@@ -95,9 +95,12 @@ def empty(version_id: int) -> Snapshot:
 
 
 def read(session: Session, learner_id: str, question_id: str, version_id: int,
-         data: Mapping[str, Any]) -> Snapshot:
+         data: Mapping[str, Any], *, graded: frozenset[str] | None = None) -> Snapshot:
     """The learner's row for the question plus the events after it: two indexed reads, whatever the number
-    of attempts. Without a row walked for ``version_id``, the full history is read and walked (once)."""
+    of attempts. Without a row walked for ``version_id``, the full history is read and walked (once; the
+    next submit stores the row). ``graded``: :func:`quizapp.study.policy.graded_ids` of ``data``, when the
+    caller has them."""
+    graded_set = graded if graded is not None else policy.graded_ids(data)
     if session.new or session.dirty or session.deleted:
         session.flush()  # what the caller added is part of the history (the ORM's autoflush, done here)
     conn = session.connection()
@@ -108,29 +111,32 @@ def read(session: Session, learner_id: str, question_id: str, version_id: int,
         events = conn.execute(_EVENTS_AFTER, {**args, "after": row.last_event_id}).all()
         new = sorted((_event_item(at, kind, v, part) for _id, at, kind, v, part in events),
                      key=lambda it: (aware(it[0]), it[1]))
-        policy.walk(new, data, walked)
+        policy.walk(new, data, walked, graded=graded_set)
         history = [(_LONG_AGO, policy.REQUEST, v, None, None) for v, r in walked.revealed.items() if r["requested"]]
         if row.last_short_at is not None:
             history.append((row.last_short_at, policy.ATTEMPT, -1, {}, True, 0.0, 1.0))
         return Snapshot(walked, history, True, row.attempts, row.attempts + 1,
                         max([row.last_event_id, *(e[0] for e in events)]), row.last_short_at, version_id)
-    graded = tuple(sorted(policy._graded_ids(data)))
-    items = [(at, policy.ATTEMPT, v, {pid: {"status": status} for pid, status in zip(graded, statuses)}, counted,
-              score, max_score)
-             for at, v, counted, score, max_score, *statuses in conn.execute(policy._attempts(graded), args)]
+    graded_order = tuple(sorted(graded_set))
+    items = [(at, policy.ATTEMPT, v, {pid: {"status": status} for pid, status in zip(graded_order, statuses)},
+              counted, score, max_score)
+             for at, v, counted, score, max_score, *statuses in conn.execute(policy.attempts_read(graded_order),
+                                                                              args)]
     attempts = len(items)
     events = conn.execute(_EVENTS_AFTER, {**args, "after": -1}).all()
     items += [_event_item(at, kind, v, part) for _id, at, kind, v, part in events]
     items.sort(key=lambda it: (aware(it[0]), it[1]))
     shorts = [aware(it[0]) for it in items if _short(it)]
-    return Snapshot(policy.walk(items, data), items, bool(items) or row is not None,
+    return Snapshot(policy.walk(items, data, graded=graded_set), items, bool(items) or row is not None,
                     None if row is None else row.attempts, attempts + 1,
                     max([0, *(e[0] for e in events)]), max(shorts, default=None), version_id)
 
 
-def after(snapshot: Snapshot, attempt: Attempt, data: Mapping[str, Any]) -> policy.Replay:
-    """The walk with ``attempt`` added (the snapshot's own walk is left as it was)."""
-    return policy.walk([policy.attempt_item(attempt)], data, copy.deepcopy(snapshot.walked))
+def after(snapshot: Snapshot, attempt: Attempt, data: Mapping[str, Any], *,
+          graded: frozenset[str] | None = None) -> policy.Replay:
+    """The walk with ``attempt`` added (the snapshot's own walk is left as it was); ``graded`` as for
+    :func:`read`."""
+    return policy.walk([policy.attempt_item(attempt)], data, copy.deepcopy(snapshot.walked), graded=graded)
 
 
 def writer(snapshot: Snapshot, attempt: Attempt, walked: policy.Replay):

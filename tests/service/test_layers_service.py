@@ -1,0 +1,104 @@
+"""The attempt service and the study rules below it never climb back to their callers: quizapp.services and
+quizapp.study import nothing from the practice, learning or API packages, nor from any package with a blueprint
+or any module that imports them (read from the sources' syntax trees, function-local imports included);
+quizapp.study does not import quizapp.services; and a submit takes no callback from its caller."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import quizapp
+from quizapp.services import attempts
+
+ROOT = Path(quizapp.__file__).parent
+LOWER = ("quizapp.services", "quizapp.study")
+NAMED = ("quizapp.practice", "quizapp.learning", "quizapp.api")
+CALLED = ("quizapp.services.attempts", "quizapp.study")  # who imports these calls the attempt flow
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, relative imports resolved (``from ..x import y`` gives ``quizapp.x`` and
+    ``quizapp.x.y``: y may be a module)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                stem = ".".join(base + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            out.add(stem)
+            out.update(f"{stem}.{alias.name}" for alias in node.names)
+    return out
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _top(module: str) -> str:
+    """``quizapp.x`` of a module ``quizapp.x...``: the package (or top-level module) it belongs to."""
+    return ".".join(module.split(".")[:2])
+
+
+def _sources() -> dict[str, Path]:
+    return {_module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def _forbidden(sources: dict[str, Path]) -> set[str]:
+    """The packages the lower layers must not import: the three the issue names, every package (or top-level
+    module) that defines a blueprint, and every one that calls the attempt service or the study rules."""
+    out = set(NAMED)
+    for name, path in sources.items():
+        if any(_within(name, low) for low in LOWER):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "Blueprint(" in text or any(_within(m, low) for m in _imports(path) for low in CALLED):
+            out.add(_top(name))
+    return out
+
+
+def test_the_checker_sees_relative_and_local_imports():
+    """The reader the layer test relies on resolves what the service's own modules import."""
+    seen = _imports(ROOT / "services" / "attempts.py")
+    assert {"quizapp.study", "quizapp.study.review", "quizapp.errors", "checkers.kinds"} <= seen
+    assert "quizapp.services.answers" in seen  # from .answers import ...
+    local = _imports(ROOT / "services" / "questions.py")
+    assert "quizapp.services.question_cache" in local  # imported inside a function
+
+
+def test_services_and_study_import_nothing_from_their_callers():
+    sources = _sources()
+    forbidden = _forbidden(sources)
+    assert {"quizapp.practice", "quizapp.learning", "quizapp.api", "quizapp.web", "quizapp.mock"} <= forbidden
+    climbing = sorted(f"{name} imports {module}"
+                      for name, path in sources.items() if any(_within(name, low) for low in LOWER)
+                      for module in _imports(path)
+                      if _within(module, "quizapp") and _top(module) in forbidden)
+    assert climbing == []
+
+
+def test_study_sits_below_the_attempt_service():
+    sources = _sources()
+    upward = sorted(f"{name} imports {module}" for name, path in sources.items() if _within(name, "quizapp.study")
+                    for module in _imports(path) if _within(module, "quizapp.services"))
+    assert upward == []
+
+
+def test_a_submit_takes_no_callback_from_its_caller():
+    for function in (attempts.submit_attempt, attempts.prepare_attempt, attempts.store_attempt):
+        callables = [name for name, p in inspect.signature(function).parameters.items()
+                     if "Callable" in str(p.annotation)]
+        assert callables == [], (function.__name__, callables)
