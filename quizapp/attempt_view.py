@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import checkers.bank as bank
+from checkers.kinds import find_kind
 from sqlalchemy.orm import Session
 
 from .errors import NotFound
@@ -20,9 +21,6 @@ from .page_view import page_from_public_view
 from .rendering import render_markdown
 from .services import attempts as attempt_service
 from .study.grades import grade_status
-
-#: Kinds whose answer is program text or lines of working: shown verbatim in a code block.
-VERBATIM_KINDS = frozenset({"code", "derivation"})
 
 
 def attempt_page(session: Session, attempt_id: str, learner_id: str | None, lang: str) -> dict[str, Any]:
@@ -51,16 +49,19 @@ def _part(part: dict[str, Any], answer: Any, verdict: dict[str, Any]) -> dict[st
 
 
 def answer_view(part: dict[str, Any], answer: Any) -> dict[str, Any]:
-    """How one answer is shown: ``{"form": "none"}``, ``{"form": "code", "text"}`` (code and derivations,
-    verbatim), ``{"form": "options", "choices": [html, ...]}`` (the texts of the chosen options) or
+    """How one answer is shown, as its kind says (``Kind.answer_form``): ``{"form": "none"}``,
+    ``{"form": "verbatim", "text"}`` (program text or lines of working, in a code block),
+    ``{"form": "options", "choices": [html, ...]}`` (the texts of the chosen options) or
     ``{"form": "text", "text"}``."""
     if answer is None or (isinstance(answer, str) and not answer.strip()) or answer == []:
         return {"form": "none"}
-    if part.get("kind") in VERBATIM_KINDS:
+    kind = find_kind(part.get("kind"))
+    form = kind.answer_form if kind is not None else "text"
+    if form == "verbatim":
         text = "\n".join(str(x) for x in answer) if isinstance(answer, list) else str(answer)
-        return {"form": "code", "text": text}
+        return {"form": "verbatim", "text": text}
     options = part.get("options")
-    if isinstance(options, list) and options:
+    if form == "options" and isinstance(options, list) and options:
         by_id = {o["id"]: o["text_html"] for o in options}
         chosen = answer if isinstance(answer, list) else [answer]
         return {"form": "options", "choices": [by_id.get(str(c), str(c)) for c in chosen]}

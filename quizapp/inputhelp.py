@@ -1,8 +1,7 @@
 """Input help per part: a placeholder and a one-line syntax note that fit what the part asks.
 
-Written by the author (a part's ``placeholder:``) or derived from the part's kind and names, never from its
-answer: a symbolic part says which names it takes ("an expression in p, q"), a numeric part shows number
-forms, a derivation part says "one step per line". The cheat sheet of the maths syntax (every page links it)
+Written by the author (a part's ``placeholder:``) or given by the part's kind from the part's names, never
+from its answer (``Kind.placeholder`` and ``Kind.syntax_help``: the kinds' text, in the checkers' catalog). The cheat sheet of the maths syntax (every page links it)
 is :data:`CHEAT_SHEET`: ``(what you type, what it means)`` rows, the forms ``checkers.mathparse`` reads.
 """
 
@@ -10,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .i18n import N_, gettext
+from checkers.kinds import find_kind
+
+from .i18n import N_, current_lang, gettext, localized
 
 #: The accepted maths syntax, one row per form (what to type, what it means); shown on the question page.
 CHEAT_SHEET = (
@@ -27,38 +28,23 @@ CHEAT_SHEET = (
 )
 
 
-def _names(part: Mapping[str, Any]) -> str:
-    names = list(part.get("variables") or [])
-    return ", ".join(str(n) for n in names)
+def _in(message: Mapping[str, str] | None, lang: str | None) -> str | None:
+    return localized(message, lang or current_lang()) if message else None
 
 
-def placeholder(part: Mapping[str, Any]) -> str | None:
-    """The input's placeholder: the author's, else one derived from the part's kind and names."""
+def placeholder(part: Mapping[str, Any], lang: str | None = None) -> str | None:
+    """The input's placeholder: the author's, else the part's kind's (``Kind.placeholder``) in ``lang``
+    (default: the request's)."""
     if part.get("placeholder"):
         return str(part["placeholder"])
-    kind = part.get("kind")
-    if kind == "symbolic":
-        names = _names(part)
-        return gettext("An expression in %(names)s", names=names) if names else gettext("An expression")
-    if kind == "numeric":
-        return gettext("A number, e.g. 0.25, 1e-3 or ln(2)/2")
-    if kind == "array":
-        return gettext("Numbers separated by spaces, e.g. 0.1 0.2 0.3")
-    if kind == "derivation":
-        return gettext("One step per line, each following from the line before")
-    return None
+    kind = find_kind(part.get("kind"))
+    return _in(kind.placeholder(part), lang) if kind is not None else None
 
 
-def syntax_help(part: Mapping[str, Any]) -> str | None:
-    """One line under the input saying what it takes (None for kinds that need no typing help)."""
-    kind = part.get("kind")
-    if kind in ("symbolic", "derivation"):
-        names = _names(part)
-        text = gettext("Write * for products, ^ for powers, ln() and exp() for logs and exponentials.")
-        return (text + " " + gettext("Names you may use: %(names)s.", names=names)) if names else text
-    if kind == "numeric":
-        return gettext("A number or an expression of numbers only, such as ln(2)/2.")
-    return None
+def syntax_help(part: Mapping[str, Any], lang: str | None = None) -> str | None:
+    """One line under the input saying what it takes (``Kind.syntax_help``; None where none is needed)."""
+    kind = find_kind(part.get("kind"))
+    return _in(kind.syntax_help(part), lang) if kind is not None else None
 
 
 def cheat_sheet() -> list[dict[str, str]]:

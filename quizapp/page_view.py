@@ -4,7 +4,8 @@ One home because three pages show a question's public view: the practice page (`
 a mock interview's question and the author's live preview (a draft is shown as learners will see it).
 Prompts and hints are Markdown with ``$...$`` maths, rendered to sanitised HTML with MathML
 (:mod:`quizapp.rendering`); each part also gets its placeholder and syntax line
-(:mod:`quizapp.inputhelp`) and the template of its kind's widget (:mod:`quizapp.kind_assets`).
+(:mod:`quizapp.inputhelp`), the templates of its kind's widgets (:mod:`quizapp.kind_assets`) and
+the kind's own page fields (``Kind.page``).
 The public view carries no expected answer, so nothing here can leak one.
 """
 
@@ -12,7 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kind_assets import kind_template
+from functools import partial
+
+from checkers.kinds import find_kind
+
+from .kind_assets import kind_form_template, kind_template
 from . import inputhelp
 from .rendering import plain_text, render_inline, render_markdown
 
@@ -34,21 +39,21 @@ def page_from_public_view(view: dict[str, Any], lang: str | None = None) -> dict
 
 
 def page_part(part: dict[str, Any], lang: str | None = None) -> dict[str, Any]:
-    """One part of the public view with its prompt, hint and options rendered (formulas spoken in
-    ``lang``), plus its widget's help."""
+    """One part of the public view with its prompt and hint rendered (formulas spoken in ``lang``), the
+    kind's own page fields (``Kind.page``: its texts rendered the same way), its widget's help and
+    templates, and whether the learner rates it (a part no machine grades)."""
+    kind = find_kind(part.get("kind"))
     out = dict(part)
     out["prompt_html"] = render_markdown(part.get("prompt") or "", lang)
     out["hint_html"] = render_markdown(part["hint"], lang) if part.get("hint") else None
-    out["placeholder"] = inputhelp.placeholder(part)
-    out["syntax_help"] = inputhelp.syntax_help(part)
-    # the kind's widget, found by the kinds' template loader (quizapp.kind_assets)
+    out["placeholder"] = inputhelp.placeholder(part, lang)
+    out["syntax_help"] = inputhelp.syntax_help(part, lang)
+    # the kind's widgets, found by the kinds' template loader (quizapp.kind_assets)
     out["template"] = kind_template(part.get("kind"))
-    if isinstance(part.get("options"), list):  # options a learner picks from: their texts are Markdown
-        out["options"] = [{"id": str(o["id"]), "text_html": render_inline(o.get("text") or "", lang)}
-                          for o in part["options"] if isinstance(o, dict) and "id" in o]
-    for key in ("start", "goal"):
-        if isinstance(part.get(key), list):
-            out[key] = " = ".join(str(x) for x in part[key])
+    out["form_template"] = kind_form_template(part.get("kind"))
+    out["self_rated"] = kind is not None and not kind.machine_graded
+    if kind is not None:
+        out.update(kind.page(part, partial(render_inline, lang=lang)))
     return out
 
 

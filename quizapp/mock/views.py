@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from checkers.bank import VARIANT_MAX, public_view, solution_view
+from checkers.kinds import find_kind
 
 from ..ascii_int import parse_ascii_uint
 from ..db import get_session
@@ -127,10 +128,10 @@ def _answers(parts: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in parts:
         pid = part["id"]
-        if part.get("kind") == "choice" and part.get("multiple"):
-            out[pid] = request.form.getlist(f"a-{pid}")
-        else:
-            out[pid] = request.form.get(f"a-{pid}", "")
+        kind = find_kind(part.get("kind"))
+        values = request.form.getlist(f"a-{pid}")
+        # the kind reads its own fields (check boxes send several values); an unknown kind, the first
+        out[pid] = kind.form_answer(values, part) if kind is not None else (values[0] if values else "")
     return out
 
 

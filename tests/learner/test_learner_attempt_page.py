@@ -60,8 +60,8 @@ def test_attempt_page_is_the_owners_only(client, app, lm):
 
 def test_code_and_derivation_answers_show_verbatim_and_choices_by_text():
     code = "def f(x):\n    return 2 * x\n"
-    assert answer_view({"kind": "code"}, code) == {"form": "code", "text": code}
-    assert answer_view({"kind": "derivation"}, ["a = b", "= c"]) == {"form": "code", "text": "a = b\n= c"}
+    assert answer_view({"kind": "code"}, code) == {"form": "verbatim", "text": code}
+    assert answer_view({"kind": "derivation"}, ["a = b", "= c"]) == {"form": "verbatim", "text": "a = b\n= c"}
     choice = {"kind": "choice", "options": [{"id": "x", "text_html": "Ex"}, {"id": "y", "text_html": "Why"}]}
     assert answer_view(choice, ["y", "x"]) == {"form": "options", "choices": ["Why", "Ex"]}
     assert answer_view({"kind": "numeric"}, "  ") == {"form": "none"}
