@@ -112,13 +112,22 @@ _SCHEMAS: dict[str, Any] = {
         "function": {"type": "string"}, "outputs": {"type": "object", "additionalProperties": ref("Tensor")}}},
     "VerifyRequest": {"type": "object", "required": ["args", "claimed"], "properties": {
         "args": {"type": "object"}, "claimed": {"type": "object", "additionalProperties": ref("Tensor")},
-        "rtol": {"type": "number", "default": 1e-6}, "atol": {"type": "number", "default": 1e-8}},
+        "rtol": {"type": "number", "minimum": 0, "description": "default 1e-6 (1e-4 for a float32 output)"},
+        "atol": {"type": "number", "minimum": 0, "description": "default 1e-8 (1e-6 for a float32 output)"}},
         "additionalProperties": False},
-    "OutputComparison": {"type": "object", "properties": {
+    "OutputComparison": {"type": "object", "description": "|claimed - expected| <= atol + rtol |expected| per "
+                         "element, NaN equal to NaN (checkers.tensor_compare; the code kind reports the same)",
+                         "properties": {
         "match": {"type": "boolean"}, "max_abs_err": {"oneOf": [NUMBER_OR_NONFINITE, {"type": "null"}]},
         "max_rel_err": {"oneOf": [NUMBER_OR_NONFINITE, {"type": "null"}]}, "mismatches": {"type": "integer"},
         "first_mismatch": {"type": ["array", "null"], "items": {"type": "integer"}},
-        "reason": {"type": "string"}, "expected": ref("Tensor"), "claimed": ref("Tensor")}},
+        "expected_value": NUMBER_OR_NONFINITE, "got_value": NUMBER_OR_NONFINITE,
+        "expected_shape": {"type": "array", "items": {"type": "integer"}},
+        "shape": {"type": "array", "items": {"type": "integer"}},
+        "reason": {"type": "string", "enum": ["shape"], "description": "no element comparison: shapes differ"},
+        "message": {"type": "string", "description": "what differs, in English"},
+        "rtol": {"type": "number"}, "atol": {"type": "number"},
+        "expected": ref("Tensor"), "claimed": ref("Tensor")}},
     "VerifyResult": {"type": "object", "properties": {
         "function": {"type": "string"}, "match": {"type": "boolean"},
         "outputs": {"type": "object", "additionalProperties": ref("OutputComparison")}}},
