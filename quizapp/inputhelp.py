@@ -1,8 +1,9 @@
 """Input help per part: a placeholder and a one-line syntax note that fit what the part asks.
 
 Written by the author (a part's ``placeholder:``) or given by the part's kind from the part's names, never
-from its answer (``Kind.placeholder`` and ``Kind.syntax_help``: the kinds' text, in the checkers' catalog). The cheat sheet of the maths syntax (every page links it)
-is :data:`CHEAT_SHEET`: ``(what you type, what it means)`` rows, the forms ``checkers.mathparse`` reads.
+from its answer (``Kind.placeholder`` and ``Kind.syntax_help``: the kinds' text, in the checkers' catalog).
+The cheat sheet of the maths syntax (every page links it) is :data:`CHEAT_SHEET`: ``(what you type, what it
+means)`` rows, the forms ``checkers.mathparse`` reads.
 """
 
 from __future__ import annotations
