@@ -19,6 +19,7 @@ from checkers.bank.variants import part_hints
 
 from ..auth import AccountError, authenticate_password, create_token, list_tokens, revoke_token
 from ..httpkit.csrf import check_csrf, csrf_token
+from ..httpkit.errors import envelope
 from ..httpkit.jsonapi import limit_small_bodies
 from ..auth import throttle
 from ..auth.accounts import principal_for_session
@@ -27,10 +28,10 @@ from ..config import PREVIEW_MAX_CHARS
 from ..db import get_session
 from ..safe_redirect import safe_next
 from ..errors import ServiceError
-from ..httpkit.headers import set_security_headers
+from ..httpkit.pagekit import page_headers
 from ..page_view import page_from_public_view
 from ..rendering import render_inline, render_markdown
-from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, remember_lang, text
+from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, text
 from . import validation, version_history, versions
 from .expected_view import expected_html
 from .failure_place import failure_field
@@ -66,8 +67,7 @@ def _guard():
     csrf_token()  # every page (login included) gets a token in the session
     if request.method not in ("GET", "HEAD", "OPTIONS") and not check_csrf():
         if request.is_json:
-            return jsonify({"error": {"code": "csrf_failed", "message": gettext("missing or wrong CSRF token"),
-                                      "field": "csrf_token"}}), 403
+            return envelope(403, "csrf_failed", gettext("missing or wrong CSRF token"), "csrf_token")
         abort(403, gettext("missing or wrong CSRF token"))
     if request.endpoint in PUBLIC:
         return None
@@ -81,12 +81,7 @@ def _guard():
     return None
 
 
-@bp.after_request
-def _headers(response):
-    set_security_headers(response)
-    remember_lang(response)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+bp.after_request(page_headers)
 
 
 @bp.context_processor
@@ -395,8 +390,7 @@ def preview():
     """``{"yaml", "seed", "lang"}`` -> ``{"ok", "html" | "error"}`` (the preview panel, sanitised)."""
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("yaml"), str) or len(body["yaml"]) > PREVIEW_MAX_CHARS:
-        return jsonify({"error": {"code": "invalid_field", "message": gettext("yaml must be a string"),
-                                  "field": "yaml"}}), 422
+        return envelope(422, "invalid_field", gettext("yaml must be a string"), "yaml")
     seed = _seed_arg(body.get("seed", 0))
     lang = norm_lang(body.get("lang")) or "en"
     try:

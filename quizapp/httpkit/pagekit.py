@@ -18,7 +18,7 @@ from ..i18n import current_lang, remember_lang
 
 def install(bp: Blueprint) -> None:
     bp.before_request(_before)
-    bp.after_request(_after)
+    bp.after_request(page_headers)
     bp.context_processor(_helpers)
 
 
@@ -31,7 +31,8 @@ def _before():
     return None
 
 
-def _after(response):
+def page_headers(response):
+    """After a page: the security headers, the language cookie when the language was chosen, no caching."""
     set_security_headers(response)
     remember_lang(response)
     response.headers["Cache-Control"] = "no-store"

@@ -10,6 +10,7 @@ from typing import Any
 from flask import jsonify, render_template, request, url_for
 from markupsafe import Markup
 
+from quizapp.httpkit.errors import envelope
 from quizapp.httpkit.jsonapi import limit_small_bodies
 from checkers.memo import Memo
 from quizapp.config import RENDER_MAX_CHARS, RENDER_MAX_ITEMS, VIEW_CACHE_SIZE
@@ -223,19 +224,18 @@ def render():
     body = request.get_json(silent=True)
     items = body.get("items") if isinstance(body, dict) else None
     if not isinstance(items, list) or len(items) > RENDER_MAX_ITEMS:
-        return jsonify({"error": {"code": "invalid_field", "message": gettext("items must be a list of strings"),
-                                  "field": "items"}}), 422
+        return envelope(422, "invalid_field", gettext("items must be a list of strings"), "items")
     total = 0
     out = []
     for i, item in enumerate(items):
         text = item if isinstance(item, str) else ("" if item is None else str(item))
         if not encodable(text):
             message = gettext("items must be valid Unicode text")
-            return jsonify({"error": {"code": "invalid_field", "message": message, "field": f"items[{i}]"}}), 422
+            return envelope(422, "invalid_field", message, f"items[{i}]")
         total += len(text)
         if total > RENDER_MAX_CHARS:
             message = gettext("too much text to render")
-            return jsonify({"error": {"code": "payload_too_large", "message": message, "field": "items"}}), 413
+            return envelope(413, "payload_too_large", message, "items")
         out.append(str(render_markdown(text)))
     return jsonify({"html": out})
 
