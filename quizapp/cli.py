@@ -2,7 +2,7 @@
 
     quizapp db-upgrade                 migrate the database (DATABASE_URL) to the newest schema
     quizapp load-bank [--path DIR]     load question files: unchanged -> nothing, changed -> new version
-    quizapp selftest [--seeds 20]      run the bank self-test over the question files
+    quizapp selftest [--seeds 20] [--json]   check every question file as publishing does (schema, self-test)
     quizapp export --out DIR           write the published bank as question files
     quizapp serve [--host --port]      migrate, load the bank, serve (gunicorn workers; waitress elsewhere)
     quizapp import DIR                 validate, self-test and import question files (all or nothing)
@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -19,9 +20,10 @@ from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 from sqlalchemy.engine import make_url
 
-from checkers.bank import BankError, load_bank, selftest
+from checkers.bank.report import DEFAULT_SEEDS, format_report
 
 from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
+from .authoring.validation import file_reports
 from .config import DEFAULT_THREADS, MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
 from .cli_schema import ready_session
 from .ops.assets import BUILD_HINT, missing_assets
@@ -76,21 +78,21 @@ def load_bank_command(path: str | None) -> None:
 
 
 @click.command("selftest")
-@click.option("--path", default=None, help="question folder (default QUIZ_BANK_PATH or questions/)")
-@click.option("--seeds", default=20, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--path", default=None, help="question folder or file (default QUIZ_BANK_PATH or questions/)")
+@click.option("--seeds", default=DEFAULT_SEEDS, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--json", "as_json", is_flag=True, help="print the reports as one JSON list instead")
 @with_appcontext
-def selftest_command(path: str | None, seeds: int) -> None:
-    """Self-test every question file: its own answers grade right for every seed."""
-    try:
-        questions = load_bank(path or _default_bank())
-    except BankError as exc:
-        raise click.ClickException(str(exc)) from None
-    failed = 0
-    for question in questions:
-        report = selftest(question, seeds=range(seeds))
-        click.echo(report.summary() if hasattr(report, "summary") else f"{question['id']}: {report.ok}")
-        failed += 0 if report.ok else 1
-    click.echo(f"selftest: {len(questions) - failed} ok, {failed} failed ({seeds} seeds each)")
+def selftest_command(path: str | None, seeds: int, as_json: bool) -> None:
+    """Self-test every question file: its own answers grade right for every seed. The report of each file
+    is the one publishing it would give (quizapp.authoring.validation.file_reports)."""
+    reports = file_reports(path or _default_bank(), seeds)
+    failed = sum(1 for r in reports if not r["ok"])
+    if as_json:
+        click.echo(json.dumps(reports, ensure_ascii=False, indent=1))
+    else:
+        for report in reports:
+            click.echo(format_report(report))
+        click.echo(f"selftest: {len(reports) - failed} ok, {failed} failed ({seeds} seeds each)")
     if failed:
         sys.exit(1)
 

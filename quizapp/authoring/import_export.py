@@ -158,7 +158,7 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
         seen[data["id"]] = rel
         unchanged = _unchanged(session, data, publish_now)
         if not unchanged:  # an unchanged file is left alone: no need to test it
-            report = selftest_report(data, seeds)
+            report = selftest_report(data, seeds, text)
             failures.extend(dict(f, file=rel) for f in report["failures"])
         parsed.append((rel, data, text, unchanged))
     if failures:

@@ -15,6 +15,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    url_for)
 from markupsafe import Markup
 from checkers.bank import BankError, params_for, public_view, solution_view
+from checkers.bank.failure_place import failure_field
 from checkers.bank.variants import part_hints
 
 from ..auth import AccountError, authenticate_password, create_token, list_tokens, revoke_token
@@ -34,7 +35,6 @@ from ..rendering import render_inline, render_markdown
 from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, text
 from . import validation, version_history, versions
 from .expected_view import expected_html
-from .failure_place import failure_field
 from .yamlsafe import parse_yaml
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
@@ -232,7 +232,8 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
 
 def _placed(report: dict | None, data: Any, text: str) -> dict | None:
     """``report`` with every failure that has no line yet (one stored before failures named their field)
-    placed in ``text``: its field from its part and check (:mod:`.failure_place`), then line and column."""
+    placed in ``text``: its field from its part and check (:mod:`checkers.bank.failure_place`), then line and
+    column."""
     if not report or not report.get("failures"):
         return report
     failures = []

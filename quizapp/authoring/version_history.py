@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from checkers.bank import public_view
 
 from ..models import AuthorCredential, QuestionVersion
-from .validation import MIN_SEEDS, locate_failures, selftest_report
+from .validation import MIN_SEEDS, selftest_report
 from .versions import add_draft, get_version_row, list_versions, saved_body, version_text
 
 def authors(session: Session, learner_ids: Iterable[str | None]) -> dict[str, str]:
@@ -71,8 +71,7 @@ def restore(session: Session, qid: str, number: int, author_id: str | None, *, s
     old = get_version_row(session, qid, number)
     data = json.loads(json.dumps(old.data))
     text = version_text(old)
-    report = selftest_report(data, seeds)
-    locate_failures(text, report["failures"])
+    report = selftest_report(data, seeds, text)
     v = add_draft(session, data, text, report, source=old.source, author_id=author_id)
     body = saved_body(session, v, report, True)
     body["restored_from"] = old.number

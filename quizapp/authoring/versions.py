@@ -19,7 +19,7 @@ from ..errors import Conflict, NotFound, ValidationError
 from ..models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
 from ..timeutil import iso_utc
-from .validation import MIN_SEEDS, locate_failures, selftest_report, validate
+from .validation import MIN_SEEDS, selftest_report, validate
 from .yamltext import with_top_key
 
 
@@ -83,10 +83,9 @@ def version_text(v: QuestionVersion) -> str:
 
 def _save(session: Session, data: dict, author_id: str | None, seeds: int, source: str,
           text: str | None = None) -> tuple[dict, bool]:
-    report = selftest_report(data, seeds)
-    digest = content_hash(data)
     text = text if text is not None else dump_question(data)
-    locate_failures(text, report["failures"])
+    report = selftest_report(data, seeds, text)
+    digest = content_hash(data)
     latest = latest_version(session, data["id"])
     if latest is not None and latest.status == "draft" and latest.content_hash == digest and (
             version_text(latest) == text):
@@ -173,8 +172,7 @@ def publish(session: Session, qid: str, number: int | None, author_id: str | Non
         raise Conflict(f"version {v.number} of {qid!r} is {v.status}, not a draft: save a new version first",
                        "version", code="not_a_draft")
     validate(v.data)
-    report = selftest_report(v.data, seeds)
-    locate_failures(version_text(v), report["failures"])
+    report = selftest_report(v.data, seeds, version_text(v))
     if not report["ok"]:
         session.rollback()
         raise Conflict(f"version {v.number} of {qid!r} fails its self-test ({len(report['failures'])} "
@@ -255,8 +253,7 @@ def unretire(session: Session, qid: str) -> dict:
 
 def selftest_version(session: Session, v: QuestionVersion, *, seeds: int = MIN_SEEDS) -> dict[str, Any]:
     """Run and store the self-test of one stored version (its failures located in its YAML)."""
-    report = selftest_report(v.data, seeds)
-    locate_failures(version_text(v), report["failures"])
+    report = selftest_report(v.data, seeds, version_text(v))
     store_check(session, v, report)
     session.commit()
     return report
