@@ -105,9 +105,6 @@ SIGN_IN_MAX_DAYS = 30
 #: Where heavy answer kinds grade (``GRADING_BACKEND``): in this process, or through a Redis queue (RQ).
 GRADING_BACKENDS = ("local", "rq")
 DEFAULT_GRADING_BACKEND = "local"
-#: The answer kinds a queue backend sends to grading hosts: running learner code is the heavy work; the other
-#: kinds grade in bounded milliseconds and stay in the web process.
-QUEUED_KINDS = frozenset({"code"})
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_GRADING_QUEUE = "grading"
 #: Seconds a request waits for a queued verdict (covers a cold grading host starting its code sandbox).

@@ -4,7 +4,7 @@ The grading service and the check endpoints call :func:`grade` and :func:`check`
 this module picks the backend from the app's configuration (``GRADING_BACKEND``, ``REDIS_URL``,
 ``GRADING_QUEUE``, ``GRADING_QUEUE_WAIT``; defaults in :mod:`quizapp.config`):
 
-* ``local`` (the default, and every kind outside :data:`~quizapp.config.QUEUED_KINDS` whatever the setting):
+* ``local`` (the default, and every kind that is not ``queued``, ``checkers.kinds.base.Kind``, whatever the setting):
   :func:`checkers.grading.grade` in the calling worker, in this host's sandbox pool and code-run children;
 * ``rq``: the answer goes to ``checkers.jobs`` on a Redis queue as JSON; an ``rq worker`` on a grading host
   (which imports ``checkers`` only) grades it and the request waits for the verdict, at most
@@ -22,6 +22,7 @@ import logging
 import threading
 from typing import Any, Mapping, Protocol
 
+from checkers.kinds import find_kind
 from checkers.verdict import Verdict
 from flask import Flask, current_app, has_app_context
 
@@ -73,8 +74,14 @@ def _build(app: Flask) -> Backend:
 
 def backend_for(part: Mapping[str, Any]) -> Backend:
     """The backend that grades ``part``: the configured one for queued kinds, else (and outside an app) local."""
-    if part.get("kind") not in _config.QUEUED_KINDS or not has_app_context():
+    kind = find_kind(part.get("kind"))
+    if kind is None or not kind.queued or not has_app_context():
         return _LOCAL
+    return _configured()
+
+
+def _configured() -> Backend:
+    """The app's configured backend, built once per app and process."""
     app = current_app._get_current_object()
     backend = app.extensions.get(EXTENSION)
     if backend is None:
@@ -89,7 +96,7 @@ def readiness(app: Flask) -> dict[str, Any]:
     """``/readyz``'s view of the configured backend: empty for ``local`` (the grader pool check covers it)."""
     with app.app_context():
         try:
-            backend = backend_for({"kind": next(iter(_config.QUEUED_KINDS))})
+            backend = _configured()
         except GradingUnavailable as exc:
             return {"grading_queue": {"ok": False, "error": exc.code}}
     report = backend.readiness()
