@@ -282,5 +282,5 @@ def all_kinds() -> list[Kind]:
 
 
 __all__ = ["GRADE_TIMEOUT", "AnswerParseError", "AnswerShapeError", "Examples", "Fill", "Interpretation", "Kind",
-           "SpecError", "Verdict", "all_kinds", "find_kind", "get_kind", "invalid_verdict", "kind_names", "register_kind",
-           "too_complex_verdict", "unregister_kind"]
+           "SpecError", "Verdict", "all_kinds", "find_kind", "get_kind", "invalid_verdict", "kind_names",
+           "register_kind", "too_complex_verdict", "unregister_kind"]

@@ -95,5 +95,5 @@ def maths_syntax_help(part: Mapping[str, Any]) -> Message:
     return {lang: f"{rule[lang]} {also[lang]}" for lang in rule}
 
 
-__all__ = ["PUBLIC_NAMES_SCHEMA", "maths_syntax_help", "names_of", "parse_spec_expr", "public_names", "spec_parse_check",
-           "validate_common", "warm_parser"]
+__all__ = ["PUBLIC_NAMES_SCHEMA", "maths_syntax_help", "names_of", "parse_spec_expr", "public_names",
+           "spec_parse_check", "validate_common", "warm_parser"]
