@@ -198,12 +198,12 @@ _ATTEMPT_KEYS = [c.key for c in Attempt.__table__.c]
 
 
 def _plan_review(session: Session, attempt: Attempt, data: Mapping[str, Any], history: list[tuple],
-                 new_learner: bool) -> review.CardChange | None:
+                 new_learner: bool, kinds: Mapping[str, Kind]) -> review.CardChange | None:
     """The review card of ``attempt`` (built, not yet stored) read and rated before the attempt's write
     turn (:func:`quizapp.study.review.plan_attempt`); the attempt's transaction stores it. A failure is
     logged and answered as None: the attempt is then stored without touching the card."""
     try:
-        return review.plan_attempt(session, attempt, data, history=history, new_learner=new_learner)
+        return review.plan_attempt(session, attempt, data, history=history, new_learner=new_learner, kinds=kinds)
     except Exception:  # noqa: BLE001 - the attempt is kept; its review card can be rated next time
         log.exception("review card update failed for attempt %s", attempt.id)
         return None
@@ -282,7 +282,7 @@ def prepare_attempt(session: Session, question_id: str, variant: Any, answers: A
                       answers=json_safe(dict(answers)), verdicts=verdicts, score=round(score, 10),
                       max_score=max_score, counted=any(v["counted"] for v in verdicts.values()), lang=lang,
                       created_at=clock.now())  # the clock of history and review
-    card = _plan_review(session, attempt, data, known.history, new_learner) if rate_review else None
+    card = _plan_review(session, attempt, data, known.history, new_learner, kinds) if rate_review else None
     # The response is the attempt as built plus the state after it, which is the walk read above plus
     # the attempt (hints do not change): no second read of the summary, and no interpreter work
     # left for after the store, when the attempts committed together would all want it at once.

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
-from checkers.kinds import find_kind
+from checkers.kinds import Kind, find_kind
 
 from ..group_commit import insert_unless_present
 from ..errors import Conflict, ValidationError
@@ -98,8 +98,12 @@ def review(row: ReviewCard, rating: Rating, at: datetime) -> ReviewCard:
     return row
 
 
-def _freetext_ids(data: Mapping[str, Any]) -> set[str]:
-    return {p["id"] for p in data.get("parts") or [] if not getattr(find_kind(p.get("kind")), "machine_graded", True)}
+def _freetext_ids(data: Mapping[str, Any], kinds: Mapping[str, Kind] | None = None) -> frozenset[str]:
+    """The parts the learner rates (their kind is not machine-graded); ``kinds``: each part's kind, by part id,
+    when the caller has already looked them up."""
+    return frozenset(p["id"] for p in data.get("parts") or []
+                     if not getattr(kinds.get(p["id"]) if kinds is not None else find_kind(p.get("kind")),
+                                    "machine_graded", True))
 
 
 def _answered(value: Any) -> bool:
@@ -107,12 +111,12 @@ def _answered(value: Any) -> bool:
 
 
 def attempt_rating(session: Session, attempt: Attempt, data: Mapping[str, Any],
-                   history: list[tuple] | None = None) -> Rating | None:
+                   history: list[tuple] | None = None, *, free: frozenset[str] | None = None) -> Rating | None:
     """The graded parts' rating of ``attempt`` (None when no graded part counted). ``history``, when the
     caller has it, is the learner's timeline of the question read before the attempt was stored
     (:func:`quizapp.study.policy.timeline`): the earlier attempts and solution requests are then taken
-    from it instead of read again."""
-    free = _freetext_ids(data)
+    from it instead of read again. ``free``: the question's free-text part ids, when the caller has them."""
+    free = free if free is not None else _freetext_ids(data)
     graded = {pid: v for pid, v in (attempt.verdicts or {}).items() if pid not in free}
     if not any(v.get("counted") for v in graded.values()):
         return None
@@ -164,10 +168,11 @@ def _rate_row(row: Any, attempt: Attempt, rating: Rating | None, free_answered: 
     return card_view(row) | {"needs_self_rating": False}
 
 
-def _what_to_rate(session: Session, attempt: Attempt, data: Mapping[str, Any],
-                  history: list[tuple] | None) -> tuple[Rating | None, bool] | None:
-    rating = attempt_rating(session, attempt, data, history)
-    free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in _freetext_ids(data))
+def _what_to_rate(session: Session, attempt: Attempt, data: Mapping[str, Any], history: list[tuple] | None,
+                  kinds: Mapping[str, Kind] | None = None) -> tuple[Rating | None, bool] | None:
+    free = _freetext_ids(data, kinds)
+    rating = attempt_rating(session, attempt, data, history, free=free)
+    free_answered = any(_answered((attempt.answers or {}).get(pid)) for pid in free)
     return None if rating is None and not free_answered else (rating, free_answered)
 
 
@@ -268,13 +273,15 @@ class CardChange:
 
 
 def plan_attempt(session: Session, attempt: Attempt, data: Mapping[str, Any], at: datetime | None = None, *,
-                 history: list[tuple] | None = None, new_learner: bool = False) -> CardChange | None:
+                 history: list[tuple] | None = None, new_learner: bool = False,
+                 kinds: Mapping[str, Kind] | None = None) -> CardChange | None:
     """Read the card of ``attempt`` (not stored yet) and rate it as :func:`record_attempt` would, without
-    writing anything; None when the attempt rates nothing. ``history``: as for :func:`attempt_rating`.
+    writing anything; None when the attempt rates nothing. ``history``: as for :func:`attempt_rating`;
+    ``kinds``: each part's kind, by part id, when the caller has looked them up.
     ``new_learner``: the learner id was made up for this request, so no card of it exists (the new card is
     still written as an INSERT that yields to a stored one, :meth:`CardChange.write`)."""
     at = at or clock.now()
-    what = _what_to_rate(session, attempt, data, history)
+    what = _what_to_rate(session, attempt, data, history, kinds)
     if what is None:
         return None
     found = None if new_learner else session.connection().execute(

@@ -102,3 +102,32 @@ def test_a_submit_takes_no_callback_from_its_caller():
         callables = [name for name, p in inspect.signature(function).parameters.items()
                      if "Callable" in str(p.annotation)]
         assert callables == [], (function.__name__, callables)
+
+
+def test_a_submit_looks_each_kind_up_once_per_part(app, client, monkeypatch):
+    """The attempt service looks the parts' kinds up once and passes them to the shape checks, the weights,
+    the attempt policy and the review rating, which look none up again."""
+    import quiz_testing as testing
+    from quizapp.study import policy, review
+
+    parts = [p["id"] for p in testing.SAMPLE_QUESTION["parts"]]
+    url = f"/api/v1/questions/{testing.SAMPLE_QUESTION['id']}/attempts"
+    assert client.post(url, json={"variant": 1, "answers": {"a": "0", "b": "yes"}}).status_code == 201
+    looked_up: list[str] = []
+
+    def counting(module, name):
+        original = getattr(module, name)
+
+        def lookup(kind):
+            looked_up.append(kind)
+            return original(kind)
+
+        monkeypatch.setattr(module, name, lookup)
+
+    counting(attempts, "get_kind")
+    counting(policy, "get_kind")
+    counting(review, "find_kind")
+    r = client.post(url, json={"variant": 1, "answers": {"a": "0", "b": "yes"}})
+    assert r.status_code == 201 and r.get_json()["review"] is not None  # the card was rated too
+    assert sorted(looked_up) == sorted(p["kind"] for p in testing.SAMPLE_QUESTION["parts"])
+    assert len(looked_up) == len(parts)
