@@ -1,13 +1,15 @@
 """The question, answer and verdict schemas of API v1's document: what a learner is shown, what an answer
-may be, and what grading says back. The kinds' parts of these schemas (the part kinds' names) are read from
-the answer kinds' registry when the document is built (:func:`answer_schemas`).
+may be, and what grading says back. The kinds' parts of these schemas are read from the answer kinds'
+registry when the document is built (:func:`answer_schemas`): the part kinds' names, each kind's public
+fields (``Kind.public_schema``) and the answers it takes (``Kind.answer_schema``).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from checkers.kinds import kind_names
+from checkers.kinds import all_kinds, kind_names
 
 from ..httpkit.openapi import ref
 
@@ -29,20 +31,12 @@ _SCHEMAS: dict[str, Any] = {
         "prompt": MESSAGE, "weight": {"type": "number"},
         "title": {"type": ["string", "null"], "description": "the part's title (else show 'Part n')"},
         "hints_total": {"type": "integer", "description": "hints available on request (POST .../hints)"},
-        "placeholder": {"type": ["string", "null"], "description": "the author's input placeholder, if any"},
-        "options": {"type": "array", "items": {"type": "object", "properties": {
-            "id": {"type": "string"}, "text": {"type": "string"}}}},
-        "multiple": {"type": "boolean"}, "variables": {"type": "array", "items": {"type": "string"}},
-        "functions": {"type": "object"}, "start": {}, "goal": {}, "sigfigs": {"type": "integer"},
-        "precision": {"type": "string", "description": "numeric parts: the precision expected, from the tolerance"}}},
+        "placeholder": {"type": ["string", "null"], "description": "the author's input placeholder, if any"}}},
     "Question": {"type": "object", "description": "one variant; never the expected answers", "properties": {
         "id": {"type": "string"}, "ref": {"type": ["string", "null"]}, "level": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}}, "title": MESSAGE, "prompt": MESSAGE,
         "variant": {"type": "integer"}, "version": {"type": "integer"}, "lang": {"type": "string"},
         "parts": {"type": "array", "items": ref("PublicPart")}}},
-    "Answer": {"description": "string (numeric/symbolic/freetext), list of strings (derivation lines), "
-                              "nested list of numbers (array), option id or list of ids (choice)",
-               "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "array", "items": {}}]},
     "ValidateRequest": {"type": "object", "required": ["part", "answer"], "properties": {
         "variant": VARIANT, "part": {"type": "string"},
         "answer": ref("Answer"), "lang": {"type": "string", "enum": ["en", "zh"]}},
@@ -103,11 +97,33 @@ _SCHEMAS: dict[str, Any] = {
 }
 
 
+def _answer() -> dict[str, Any]:
+    """Any answer one of the kinds takes: the distinct ``Kind.answer_schema``, described kind by kind."""
+    alternatives: list[dict[str, Any]] = []
+    said = []
+    for kind in all_kinds():
+        schema = {k: v for k, v in kind.answer_schema.items() if k != "description"}
+        if schema not in alternatives:
+            alternatives.append(schema)
+        said.append(f"{kind.name}: {kind.answer_schema.get('description', 'text')}")
+    return {"description": "as the part's kind takes it; " + "; ".join(said), "anyOf": alternatives}
+
+
+def _public_part(part: dict[str, Any]) -> dict[str, Any]:
+    """``PublicPart`` with the kinds' names and each kind's public fields (the first kind to declare a field
+    names its schema)."""
+    properties = dict(part["properties"])
+    for kind in all_kinds():
+        for key, schema in kind.public_schema.items():
+            properties.setdefault(key, json.loads(json.dumps(schema)))  # a copy: the document is mutable
+    properties["kind"] = {"type": "string", "enum": kind_names()}
+    return {**part, "properties": properties}
+
+
 def answer_schemas() -> dict[str, Any]:
-    """The schemas above, with the part kinds read from the registry (so a kind registered after import is
+    """The schemas above, with the kinds' parts read from the registry (so a kind registered after import is
     listed too)."""
     schemas = dict(_SCHEMAS)
-    part = dict(schemas["PublicPart"])
-    part["properties"] = {**part["properties"], "kind": {"type": "string", "enum": kind_names()}}
-    schemas["PublicPart"] = part
+    schemas["PublicPart"] = _public_part(schemas["PublicPart"])
+    schemas["Answer"] = _answer()
     return schemas

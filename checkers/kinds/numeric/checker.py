@@ -30,7 +30,8 @@ class NumericChecker(Kind):
     plain_form = "text"
     answer_schema = {"type": ["string", "number"], "description": "a number, or text such as ln(2)/2"}
     public_schema = {"sigfigs": {"type": "integer"},
-                     "precision": {"type": "string", "description": "the precision expected, from the tolerance"}}
+                     "precision": {"type": "string",
+                                   "description": "numeric parts: the precision expected, from the tolerance"}}
 
     def placeholder(self, part: Mapping[str, Any]) -> Message:
         return msg("A number, e.g. 0.25, 1e-3 or ln(2)/2")
