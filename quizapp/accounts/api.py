@@ -31,6 +31,7 @@ from ..auth import identity
 from . import flows, openapi, service
 
 bp = Blueprint("accounts_api", __name__, url_prefix="/api/v1/account")
+identity.accept_tokens(bp)
 contribute(bp, openapi.fragment)
 bp.record_once(lambda state: identity.setup(state.app))
 

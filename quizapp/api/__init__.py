@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from ..auth.identity import accept_tokens
 from ..httpkit.jsonapi import limit_small_bodies
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+accept_tokens(bp)
 
 #: Endpoints that take large numeric bodies (the reference engine): the app's MAX_CONTENT_LENGTH.
 LARGE_BODY_ENDPOINTS = {"api.reference_call", "api.verify"}

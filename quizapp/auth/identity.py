@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import Flask, current_app, g, request
+from flask import Blueprint, Flask, current_app, g, request
 from flask_login import LoginManager, UserMixin, current_user
 from itsdangerous import BadSignature
 
@@ -21,8 +21,8 @@ from .guard import current_principal
 from .sessions import session_is_open
 from ..learner_cookie import is_learner_id, learner_serializer
 
-#: Blueprints whose endpoints accept a learner's personal token (the learner API, questions, checks, practice).
-TOKEN_BLUEPRINTS = ("api", "practice", "learning_api", "accounts_api")
+#: The attribute of a blueprint whose endpoints accept a learner's personal token (see :func:`accept_tokens`).
+_ACCEPTS_TOKENS = "accepts_learner_tokens"
 
 login_manager = LoginManager()
 
@@ -68,12 +68,18 @@ def current_sid() -> str | None:
     return getattr(current_user, "sid", None) if current_user and current_user.is_authenticated else None
 
 
+def accept_tokens(bp: Blueprint) -> None:
+    """Let ``bp``'s endpoints identify the learner by a personal token (``Authorization: Bearer``): the
+    blueprints say so themselves (the learner API, questions and checks, practice, the account API)."""
+    setattr(bp, _ACCEPTS_TOKENS, True)
+
+
 def _identify() -> None:
     endpoint = request.endpoint or ""
     if not endpoint or endpoint.endswith(".static"):
         return
-    blueprint = endpoint.rpartition(".")[0]
-    if blueprint in TOKEN_BLUEPRINTS and request.headers.get("Authorization") is not None:
+    blueprint = current_app.blueprints.get(endpoint.rpartition(".")[0])
+    if getattr(blueprint, _ACCEPTS_TOKENS, False) and request.headers.get("Authorization") is not None:
         principal = current_principal()  # raises Unauthorized (401) for a malformed/unknown/revoked token
         if principal is not None:
             g._learner_id = principal.learner_id

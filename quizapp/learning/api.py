@@ -24,9 +24,10 @@ from ..learners import current_learner_id
 from ..services import attempts as attempt_service
 from . import history, openapi, progress as progress_service
 from ..study import review
-from ..auth.identity import setup
+from ..auth.identity import accept_tokens, setup
 
 bp = Blueprint("learning_api", __name__, url_prefix="/api/v1")
+accept_tokens(bp)
 contribute(bp, openapi.fragment)
 SHARE_SALT = "quizapp.shared-attempt"
 

@@ -26,10 +26,12 @@ from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services.answers import json_safe
 from ..study import credit, policy, review, summary
+from ..auth.identity import accept_tokens
 from ..httpkit.openapi import contribute
 from . import openapi
 
 bp = Blueprint("practice", __name__, url_prefix="/api/v1")
+accept_tokens(bp)
 contribute(bp, openapi.fragment)
 
 

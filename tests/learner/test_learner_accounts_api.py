@@ -70,6 +70,10 @@ def test_personal_token_records_attempts_and_is_refused_once_revoked(signed_up, 
     assert script.get(f"/api/v1/attempts/{made['attempt_id']}", headers=auth).status_code == 200
     for path in ("/api/v1/attempts", "/api/v1/progress", "/api/v1/review/queue", "/api/v1/account"):
         assert script.get(path, headers=auth).status_code == 200, path
+    # the practice blueprint takes the token too: the state is the token's learner's (one wrong try), not an
+    # anonymous visitor's
+    practice = script.get(f"/api/v1/questions/{lm.QID}/practice?variant=4", headers=auth)
+    assert practice.status_code == 200 and practice.get_json()["practice"]["tries_used"] == 1
     check = script.post("/api/v1/check/symbolic", json={"expected": "2*x", "answer": "x+x", "variables": {"x": {}}},
                         headers=auth)
     assert check.status_code == 200 and check.get_json()["status"] == "correct"
@@ -77,6 +81,7 @@ def test_personal_token_records_attempts_and_is_refused_once_revoked(signed_up, 
 
     assert signed_up.delete(f"/api/v1/account/tokens/{token_id}").status_code == 200
     lm.error(script.get("/api/v1/attempts", headers=auth), 401, "Authorization")
+    lm.error(script.get(f"/api/v1/questions/{lm.QID}/practice?variant=4", headers=auth), 401, "Authorization")
     lm.error(script.post("/api/v1/check/symbolic", json={"expected": "x", "answer": "x"}, headers=auth),
              401, "Authorization")
     lm.error(script.get("/api/v1/attempts", headers={"Authorization": "Basic abc"}), 401, "Authorization")
