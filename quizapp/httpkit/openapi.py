@@ -3,8 +3,8 @@ contributes.
 
 A blueprint describes its own routes in a function returning a :class:`Fragment` and attaches it with
 :func:`contribute`; the app (:mod:`quizapp.openapi_doc`) merges the fragments of its registered blueprints
-into the document served at ``/api/v1/openapi.json``. Fragments are built on each call, so merging never
-changes a module's data.
+into the document served at ``/api/v1/openapi.json``, on copies of the fragments' paths, so building the
+document never changes a module's data.
 """
 
 from __future__ import annotations
