@@ -1,123 +1,34 @@
-"""Advantages and returns (contract §4, "Advantages and returns").
+"""Token-level advantages and returns (contract §4, "Advantages and returns"): GAE, discounted returns,
+REINFORCE++ and ReMax. The group baselines (GRPO, RLOO) are in :mod:`checkers.reference.group_advantages`.
 
 Every upstream computes advantages under ``torch.no_grad`` (verl ``core_algos.compute_*_advantage``,
 OpenRLHF ``get_advantages_and_returns``/``get_cumulative_returns``, TRL's rollout phase), so every output
 here is detached as well.
 
-Reverse recurrences x_t = b_t + a_t·x_{t+1} are evaluated by :func:`reverse_linear_scan`, a chunked scan
-that needs no division (so a_t = 0 is fine) and no per-timestep Python loop.
+Reverse recurrences x_t = b_t + a_t·x_{t+1} are evaluated by
+:func:`checkers.reference.reverse_scan.reverse_linear_scan`, a chunked scan that needs no division (so
+a_t = 0 is fine) and no per-timestep Python loop.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import torch
 
 from .errors import ReferenceInputError
-from .groupwise import grpo_vectorized_t
 from .masked import CONVENTIONS, check_convention, masked_whiten_t
 from .registry import Example, Param, register
+from .reverse_scan import SCAN_CHUNK, constant_reverse_scan, reverse_linear_scan
 from .tensors import TensorContext, require_mask, require_ndim, require_same_shape
 
-SCAN_CHUNK = 64
-GRPO_IMPLEMENTATION_NAMES = ("loop", "vectorized")
-GRPO_EPS = {"verl": 1e-6, "trl": 1e-4, "openrlhf": 1e-9}
-RLOO_NORMALIZE_EPS = 1e-4
 OPENRLHF_WHITEN_EPS = 1e-8
-
-
-# --- the scan ------------------------------------------------------------------------------------
-
-def _all_finite(*tensors: torch.Tensor) -> bool:
-    return all(bool(torch.isfinite(t).all().item()) for t in tensors)
-
-
-def _sequential_reverse_scan(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """x_t = b_t + a_t·x_{t+1}, one step at a time, as the upstream loops evaluate it.
-
-    The fast scans below weight every b_k by a (possibly zero) product, so a non-finite b_k would leak
-    into x_t for t > k through 0·inf = nan; with a non-finite input this loop is used instead, and x_t
-    depends on b_k (k ≥ t) only, with IEEE arithmetic exactly as the upstream loop.
-    """
-    out = torch.empty_like(b)
-    x = torch.zeros(b.shape[0], dtype=b.dtype, device=b.device)
-    for t in reversed(range(b.shape[1])):
-        x = b[:, t] + a[:, t] * x
-        out[:, t] = x
-    return out
-
-
-def reverse_linear_scan(a: torch.Tensor, b: torch.Tensor, chunk: int = SCAN_CHUNK) -> torch.Tensor:
-    """x_t = b_t + a_t·x_{t+1} along the last axis with x_T = 0, for (B, T) tensors.
-
-    Within a chunk of C steps, x_t = Σ_{k≥t} W[t, k]·b_k + (Π_{j=t}^{end} a_j)·x_{end+1} with
-    W[t, k] = Π_{j=t}^{k−1} a_j, built by a cumulative product over a (B, C, C) triangle -- products of
-    the a's themselves, never ratios of prefix products, which would overflow or divide by zero. The
-    chunks are then chained from the end, T/C Python steps instead of T.
-    """
-    if a.shape != b.shape:
-        a = a.expand_as(b)
-    if not _all_finite(a, b):
-        return _sequential_reverse_scan(a, b)
-    B, T = b.shape
-    out = torch.empty_like(b)
-    carry = torch.zeros(B, dtype=b.dtype, device=b.device)
-    n_chunks = math.ceil(T / chunk) if T else 0
-    for c in reversed(range(n_chunks)):
-        lo, hi = c * chunk, min(T, (c + 1) * chunk)
-        C = hi - lo
-        a_c, b_c = a[:, lo:hi], b[:, lo:hi]
-        # tri[t, j] = a_j for j ≥ t else 1, so its cumprod along j is Π_{j'=t}^{j} a_j'.
-        upper = torch.ones(C, C, dtype=torch.bool, device=b.device).triu()
-        tri = torch.where(upper, a_c.unsqueeze(1).expand(B, C, C), torch.ones((), dtype=b.dtype, device=b.device))
-        prods = torch.cumprod(tri, dim=-1)
-        weights = torch.cat([torch.ones(B, C, 1, dtype=b.dtype, device=b.device), prods[:, :, :-1]], dim=-1)
-        weights = torch.where(upper, weights, torch.zeros((), dtype=b.dtype, device=b.device))
-        local = torch.bmm(weights, b_c.unsqueeze(-1)).squeeze(-1)
-        x = local + prods[:, :, -1] * carry.unsqueeze(-1)
-        out[:, lo:hi] = x
-        carry = x[:, 0]
-    return out
-
-
-def constant_reverse_scan(b: torch.Tensor, c: float, chunk: int = SCAN_CHUNK) -> torch.Tensor:
-    """x_t = b_t + c·x_{t+1} along the last axis with x_T = 0, for a (B, T) tensor and a constant c.
-
-    With a constant coefficient each chunk is one matrix product with the fixed upper-triangular
-    Toeplitz matrix M[k, t] = c^(k−t) (k ≥ t), which BLAS evaluates far faster than T Python steps; the
-    chunks are then chained from the end through their first elements (T/C scalar-vector steps).
-    Full-size temporaries are kept to a minimum: on CPU, fresh allocations cost as much as the arithmetic.
-    """
-    B, T = b.shape
-    if T == 0:
-        return b.clone()
-    if not (math.isfinite(c) and _all_finite(b)):
-        return _sequential_reverse_scan(torch.full_like(b, c), b)
-    C = min(chunk, T)
-    n = math.ceil(T / C)
-    padded = b if n * C == T else torch.nn.functional.pad(b, (0, n * C - T))
-    steps = torch.arange(C, device=b.device, dtype=b.dtype)
-    expo = steps.unsqueeze(1) - steps.unsqueeze(0)  # k − t
-    coef = torch.full((), c, dtype=b.dtype, device=b.device)
-    toeplitz = torch.where(expo >= 0, coef ** expo.clamp(min=0), torch.zeros((), dtype=b.dtype, device=b.device))
-    local = padded.reshape(B, n, C) @ toeplitz  # local[:, j, t] = Σ_{k≥t} c^(k−t)·b[:, j, k]
-    # start[:, j] is x at the first step of chunk j; start[:, n] = 0.
-    start = torch.zeros(B, n + 1, dtype=b.dtype, device=b.device)
-    c_chunk = coef ** C
-    heads = local[:, :, 0]
-    for j in reversed(range(n)):
-        torch.add(heads[:, j], start[:, j + 1], alpha=float(c_chunk), out=start[:, j])
-    tail_pow = coef ** (C - steps)  # c^(C−t): from step t to the next chunk's first step
-    local.addcmul_(start[:, 1:].unsqueeze(-1), tail_pow)
-    out = local.reshape(B, n * C)
-    return out if n * C == T else out[:, :T]
 
 
 def _shift_left(x: torch.Tensor) -> torch.Tensor:
     """y_t = x_{t+1}, y_{T−1} = 0."""
     return torch.cat([x[:, 1:], torch.zeros_like(x[:, :1])], dim=1)
+
 
 
 # --- GAE -----------------------------------------------------------------------------------------
@@ -300,226 +211,6 @@ def advantages_discounted_returns(ctx: TensorContext, rewards: torch.Tensor, mas
     Detached (upstream runs under no_grad).
     """
     return {"returns": discounted_returns_t(rewards, mask, gamma, convention)}
-
-
-# --- group baselines -----------------------------------------------------------------------------
-
-def _scores_from(scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
-                 mask: torch.Tensor | None) -> torch.Tensor:
-    if (scores is None) == (token_level_rewards is None):
-        raise ReferenceInputError("scores", "give exactly one of scores (B,) and token_level_rewards (B, T)")
-    if scores is not None:
-        require_ndim(scores, "scores", 1)
-        if mask is not None:
-            require_ndim(mask, "mask", 2)
-            require_mask(mask)
-            if mask.shape[0] != scores.shape[0]:
-                raise ReferenceInputError("mask", f"has {mask.shape[0]} rows but scores has {scores.shape[0]}")
-        return scores.detach()
-    assert token_level_rewards is not None
-    require_ndim(token_level_rewards, "token_level_rewards", 2)
-    if mask is None:
-        raise ReferenceInputError("mask", "is required with token_level_rewards")
-    require_same_shape(token_level_rewards=token_level_rewards, mask=mask)
-    require_mask(mask)
-    # verl sums the token rewards without masking (outcome rewards sit on counted tokens anyway).
-    return token_level_rewards.detach().sum(dim=-1)
-
-
-def _group_ids(index: torch.Tensor | None, group_size: int | None, n: int, device: torch.device) -> torch.Tensor:
-    if (index is None) == (group_size is None):
-        raise ReferenceInputError("index", "give exactly one of index (group labels) and group_size")
-    if index is not None:
-        if index.shape[0] != n:
-            raise ReferenceInputError("index", f"has {index.shape[0]} labels for {n} rows")
-        return index.to(device)
-    assert group_size is not None
-    if group_size < 1 or n % group_size:
-        raise ReferenceInputError("group_size", f"must be a positive divisor of the batch size {n}")
-    return torch.arange(n, device=device) // group_size
-
-
-def _group_sum(x: torch.Tensor, ids: torch.Tensor, n_groups: int) -> torch.Tensor:
-    return torch.zeros(n_groups, dtype=x.dtype, device=x.device).index_add(0, ids, x)
-
-
-def _with_tokens(adv: torch.Tensor, mask: torch.Tensor | None) -> dict[str, torch.Tensor]:
-    out = {"advantages": adv}
-    if mask is not None:
-        out["token_advantages"] = adv.unsqueeze(-1) * mask.detach()
-    return out
-
-
-def grpo_t(scores: torch.Tensor, ids: torch.Tensor, epsilon: float | None = None, scale: str = "group",
-           unbiased: bool = True, convention: str = "verl") -> torch.Tensor:
-    """Group-relative advantages of ``scores`` (B,) with int64 group ids (see ``advantages.grpo``)."""
-    check_convention(convention)
-    if scale not in ("group", "batch", "none"):
-        raise ReferenceInputError("scale", "must be 'group', 'batch' or 'none'")
-    eps = GRPO_EPS[convention] if epsilon is None else epsilon
-    n_groups = int(ids.max().item()) + 1 if ids.numel() else 0
-    s = scores
-    valid = ~torch.isnan(s) if convention == "trl" else torch.ones_like(s, dtype=torch.bool)
-    s0 = torch.where(valid, s, torch.zeros_like(s))
-    w = valid.to(s.dtype)
-    cnt = _group_sum(w, ids, n_groups)
-    # Outside trl every row is "valid", so a nan score propagates into its group, as torch.mean does.
-    mean_g = _group_sum(s0, ids, n_groups) / cnt
-    dev = torch.where(valid, s - mean_g[ids], torch.zeros_like(s))
-    ddof = 1 if unbiased else 0
-    std_g = (_group_sum(dev ** 2, ids, n_groups) / (cnt - ddof)).sqrt()
-    mean, std = mean_g[ids], std_g[ids]
-    if scale == "batch":
-        sv = s[valid]
-        std_b = sv.std(unbiased=unbiased) if sv.numel() > ddof else torch.tensor(math.nan, dtype=s.dtype)
-        std = std_b.to(s.device).expand_as(s)
-    single = torch.bincount(ids, minlength=n_groups)[ids] == 1
-    if convention == "verl":
-        # verl: a one-member group has mean 0 and std 1.
-        mean = torch.where(single, torch.zeros_like(mean), mean)
-        if scale == "group":
-            std = torch.where(single, torch.ones_like(std), std)
-    adv = s - mean
-    if scale != "none":
-        adv = adv / (std + eps)
-    if convention == "trl":
-        adv = torch.where(single, torch.zeros_like(adv), adv)
-        adv = torch.nan_to_num(adv, nan=0.0)
-    return adv
-
-
-@register("advantages.grpo",
-          params=[Param("scores", "tensor", None, shape="(B,)"),
-                  Param("token_level_rewards", "tensor", None, shape=_BT),
-                  Param("mask", "tensor", None, shape=_BT),
-                  Param("index", "labels", None, shape="(B,)", standalone=True, doc="group label of each row"),
-                  Param("group_size", "int", None, doc="consecutive blocks of this many rows"),
-                  Param("epsilon", "float", None, doc="default: verl 1e-6, trl 1e-4, openrlhf 1e-9"),
-                  Param("scale", "choice", "group", choices=("group", "batch", "none")),
-                  Param("norm_by_std", "bool", None, doc="alias: True = scale 'group', False = 'none'"),
-                  Param("unbiased", "bool", True), _CONV,
-                  Param("implementation", "choice", "loop", choices=GRPO_IMPLEMENTATION_NAMES,
-                        doc="verl only: 'loop' (compute_grpo_outcome_advantage) or 'vectorized' "
-                            "(compute_grpo_vectorized_outcome_advantage: float32 statistics, variance floor ε)")],
-          outputs=["advantages", "token_advantages"],
-          examples=[Example({"scores": [1.0, 0.0, 0.5, 1.0], "index": ["a", "a", "b", "b"]},
-                            "two groups of two (verl loop)"),
-                    Example({"scores": [1.0, 0.0, 0.5, 1.0], "index": ["a", "a", "b", "b"],
-                             "implementation": "vectorized"},
-                            "verl compute_grpo_vectorized_outcome_advantage (float32 statistics)")])
-def advantages_grpo(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
-                    mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
-                    epsilon: float | None, scale: str, norm_by_std: bool | None, unbiased: bool,
-                    convention: str, implementation: str) -> dict[str, torch.Tensor]:
-    """GRPO outcome advantages (Shao et al. 2024, DeepSeekMath): A = (s − mean_g)/(std + ε).
-
-    s = scores, or Σ_t token_level_rewards (verl ``compute_grpo_outcome_advantage``). std is the group's
-    (``scale="group"``), the whole batch's (``"batch"``, TRL ``scale_rewards="batch"``; the mean stays the
-    group's) or no division (``"none"``, Dr.GRPO); ``norm_by_std`` is verl's alias. std is unbiased unless
-    ``unbiased=False``.
-
-    * verl: ε = 1e-6; a one-member group uses mean 0, std 1 (so A = s/(1 + ε)).
-    * trl (``GRPOTrainer``): ε = 1e-4; nan scores are unscorable: group statistics use the non-nan
-      members (nanmean, unbiased nanstd), a one-member group gets 0 and any nan advantage becomes 0.
-    * openrlhf (``group_norm``): ε = 1e-9, plain mean/std (a one-member group's std is nan).
-
-    ``implementation="vectorized"`` (verl only, ``compute_grpo_vectorized_outcome_advantage``): the group
-    mean and the unbiased std are accumulated in float32 by the one-pass formula Σs² − (Σs)²/c and the
-    variance is floored at ε before the square root, so A = (s − mean_g)/(√max(var_g, ε) + ε); a group
-    with equal scores gets 0, not 0/ε noise; one-member groups as the loop version.
-    With ``mask``, ``token_advantages`` = A·m. Detached (upstream runs under no_grad).
-    """
-    if norm_by_std is not None:
-        scale = "group" if norm_by_std else "none"
-    s = _scores_from(scores, token_level_rewards, mask)
-    ids = _group_ids(index, group_size, s.shape[0], s.device)
-    with torch.no_grad():
-        adv = GRPO_IMPLEMENTATIONS[implementation](s, ids, epsilon, scale, unbiased, convention)
-    return _with_tokens(adv, mask)
-
-
-def _grpo_vectorized(scores: torch.Tensor, ids: torch.Tensor, epsilon: float | None, scale: str,
-                     unbiased: bool, convention: str) -> torch.Tensor:
-    if convention != "verl":
-        raise ReferenceInputError("implementation", "'vectorized' is verl's; use convention='verl'")
-    if not unbiased:
-        raise ReferenceInputError("unbiased", "verl's vectorized GRPO always uses the unbiased group std")
-    return grpo_vectorized_t(scores, ids, GRPO_EPS["verl"] if epsilon is None else epsilon, scale)
-
-
-#: ``advantages.grpo``'s ``implementation`` argument -> the function that computes A from (B,) scores.
-GRPO_IMPLEMENTATIONS: dict[str, Callable[..., torch.Tensor]] = {"loop": grpo_t, "vectorized": _grpo_vectorized}
-
-
-def rloo_t(scores: torch.Tensor, ids: torch.Tensor, normalize: bool = False, singleton: str | None = None,
-           convention: str = "verl") -> torch.Tensor:
-    check_convention(convention)
-    if singleton is None:
-        singleton = "score" if convention == "verl" else "zero"
-    if singleton not in ("score", "zero"):
-        raise ReferenceInputError("singleton", "must be 'score' or 'zero'")
-    n_groups = int(ids.max().item()) + 1 if ids.numel() else 0
-    s = scores
-    if convention == "trl":
-        valid = ~torch.isnan(s)
-        s0 = torch.where(valid, s, torch.zeros_like(s))
-        w = valid.to(s.dtype)
-        others_sum = _group_sum(s0, ids, n_groups)[ids] - s0
-        others_cnt = _group_sum(w, ids, n_groups)[ids] - w
-    else:
-        others_sum = _group_sum(s, ids, n_groups)[ids] - s
-        others_cnt = _group_sum(torch.ones_like(s), ids, n_groups)[ids] - 1
-    lone = others_cnt == 0
-    baseline = others_sum / torch.where(lone, torch.ones_like(others_cnt), others_cnt)
-    adv = s - baseline
-    if convention == "trl" and singleton == "zero":
-        # TRL head: a row without a scorable sibling gets the baseline 0/0 = nan, so it stays out of the
-        # normalisation statistics below; nan_to_num then makes its advantage 0.
-        fill = torch.full_like(s, math.nan)
-    else:
-        fill = s if singleton == "score" else torch.zeros_like(s)
-    adv = torch.where(lone, fill, adv)
-    if normalize:
-        ok = ~torch.isnan(adv)
-        a = adv[ok]
-        mean = a.mean()
-        std = a.std() if a.numel() > 1 else torch.tensor(math.nan, dtype=s.dtype, device=s.device)
-        adv = (adv - mean) / (std + RLOO_NORMALIZE_EPS)
-    if convention == "trl":
-        adv = torch.nan_to_num(adv, nan=0.0)
-    return adv
-
-
-@register("advantages.rloo",
-          params=[Param("scores", "tensor", None, shape="(B,)"),
-                  Param("token_level_rewards", "tensor", None, shape=_BT),
-                  Param("mask", "tensor", None, shape=_BT),
-                  Param("index", "labels", None, shape="(B,)", standalone=True), Param("group_size", "int", None),
-                  Param("normalize", "bool", False),
-                  Param("singleton", "choice", None, choices=("score", "zero"),
-                        doc="one-member groups; default: verl score, trl/openrlhf zero"),
-                  _CONV],
-          outputs=["advantages", "token_advantages"],
-          examples=[{"scores": [1.0, 0.0, 0.5], "group_size": 3}])
-def advantages_rloo(ctx: TensorContext, scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None,
-                    mask: torch.Tensor | None, index: torch.Tensor | None, group_size: int | None,
-                    normalize: bool, singleton: str | None, convention: str) -> dict[str, torch.Tensor]:
-    """RLOO leave-one-out advantages (Ahmadian et al. 2024, arXiv:2402.14740): A_i = s_i − mean_{j≠i} s_j
-    = (c·s_i − Σ_g s)/(c − 1) for a group of c.
-
-    * verl (``compute_rloo_outcome_advantage``): a one-member group keeps its raw score
-      (``singleton="score"``); the vectorised verl version and trl/openrlhf give 0 (``"zero"``).
-    * trl: the baseline is the nansum over the scorable (non-nan) others divided by their count; a row
-      with no scorable other follows ``singleton``; nan advantages become 0.
-    ``normalize=True`` (TRL): A ← (A − mean)/(std + 1e-4) over the rows whose A is not nan (under trl also
-    leaving out rows with no scorable sibling, whose A is 0), unbiased std.
-    With ``mask``, ``token_advantages`` = A·m. Detached.
-    """
-    s = _scores_from(scores, token_level_rewards, mask)
-    ids = _group_ids(index, group_size, s.shape[0], s.device)
-    with torch.no_grad():
-        adv = rloo_t(s, ids, normalize, singleton, convention)
-    return _with_tokens(adv, mask)
 
 
 @register("advantages.reinforce_pp",

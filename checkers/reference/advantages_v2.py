@@ -15,8 +15,8 @@ from typing import Callable
 
 import torch
 
-from .advantages import _BT, _group_ids, _group_sum, _scores_from, _with_tokens
 from .errors import ReferenceInputError
+from .group_advantages import BT, group_ids, group_sum, scores_from, with_tokens
 from .masked import masked_whiten_t
 from .registry import Example, Param, register
 from .tensors import TensorContext, require_ndim
@@ -27,8 +27,8 @@ TRL_STD_EPS = 1e-4
 
 _GROUP_PARAMS = [
     Param("scores", "tensor", None, shape="(B,)", doc="outcome score per row (or give token_level_rewards)"),
-    Param("token_level_rewards", "tensor", None, shape=_BT, doc="scores are their row sums"),
-    Param("mask", "tensor", None, shape=_BT, doc="response_mask"),
+    Param("token_level_rewards", "tensor", None, shape=BT, doc="scores are their row sums"),
+    Param("mask", "tensor", None, shape=BT, doc="response_mask"),
     Param("index", "labels", None, shape="(B,)", standalone=True, doc="group label of each row"),
     Param("group_size", "int", None, doc="consecutive blocks of this many rows"),
 ]
@@ -36,8 +36,8 @@ _GROUP_PARAMS = [
 
 def _setup(scores: torch.Tensor | None, token_level_rewards: torch.Tensor | None, mask: torch.Tensor | None,
            index: torch.Tensor | None, group_size: int | None) -> tuple[torch.Tensor, torch.Tensor, int]:
-    s = _scores_from(scores, token_level_rewards, mask)
-    ids = _group_ids(index, group_size, s.shape[0], s.device)
+    s = scores_from(scores, token_level_rewards, mask)
+    ids = group_ids(index, group_size, s.shape[0], s.device)
     n_groups = int(ids.max().item()) + 1 if ids.numel() else 0
     return s, ids, n_groups
 
@@ -49,7 +49,7 @@ def _group_counts(ids: torch.Tensor, n_groups: int) -> torch.Tensor:
 def _verl_group_mean(s: torch.Tensor, ids: torch.Tensor, n_groups: int) -> torch.Tensor:
     """Per-row group mean as verl's loops take it: ``torch.mean`` of the group, 0 for a one-member group."""
     cnt = _group_counts(ids, n_groups)
-    mean = _group_sum(s, ids, n_groups) / cnt.to(s.dtype)
+    mean = group_sum(s, ids, n_groups) / cnt.to(s.dtype)
     return torch.where(cnt[ids] == 1, torch.zeros_like(s), mean[ids])
 
 
@@ -76,8 +76,8 @@ def grpo_passk_t(s: torch.Tensor, ids: torch.Tensor, n_groups: int, epsilon: flo
     i_max, i_second = order[starts], order[starts + 1]
     gap = s[i_max] - s[i_second]
     if norm_adv_by_std_in_grpo:
-        mean = _group_sum(s, ids, n_groups) / cnt.to(s.dtype)
-        var = _group_sum((s - mean[ids]) ** 2, ids, n_groups) / (cnt - 1).to(s.dtype)
+        mean = group_sum(s, ids, n_groups) / cnt.to(s.dtype)
+        var = group_sum((s - mean[ids]) ** 2, ids, n_groups) / (cnt - 1).to(s.dtype)
         gap = gap / (var.sqrt() + epsilon)
     adv = torch.zeros_like(s)
     adv[i_max] = gap
@@ -105,7 +105,7 @@ def advantages_grpo_passk(ctx: TensorContext, scores: torch.Tensor | None, token
     s, ids, n_groups = _setup(scores, token_level_rewards, mask, index, group_size)
     with torch.no_grad():
         adv = grpo_passk_t(s, ids, n_groups, epsilon, norm_adv_by_std_in_grpo)
-    return _with_tokens(adv, mask)
+    return with_tokens(adv, mask)
 
 
 # --- REINFORCE++ with a group baseline ------------------------------------------------------------
@@ -159,10 +159,10 @@ def advantages_opo(ctx: TensorContext, scores: torch.Tensor | None, token_level_
     with torch.no_grad():
         length = m.sum(dim=-1).to(s.dtype)
         cnt = _group_counts(ids, n_groups)
-        bsl = _group_sum(length * s, ids, n_groups) / _group_sum(length, ids, n_groups)
+        bsl = group_sum(length * s, ids, n_groups) / group_sum(length, ids, n_groups)
         bsl = torch.where(cnt[ids] == 1, torch.zeros_like(s), bsl[ids])
         adv = s - bsl
-    out = _with_tokens(adv, mask)
+    out = with_tokens(adv, mask)
     out["baseline"] = bsl
     return out
 
@@ -196,7 +196,7 @@ def advantages_gpg(ctx: TensorContext, scores: torch.Tensor | None, token_level_
         nonzero = torch.count_nonzero(s)
         a = (torch.tensor(s.shape[0], device=s.device) / nonzero.clamp(min=1)).to(torch.float32)
         adv = (a * (s - _verl_group_mean(s, ids, n_groups)) / f_norm).to(s.dtype)
-    out = _with_tokens(adv, mask)
+    out = with_tokens(adv, mask)
     out["alpha"] = a.to(s.dtype)
     return out
 
@@ -305,7 +305,7 @@ def advantages_grpo_multi(ctx: TensorContext, rewards_per_func: torch.Tensor, re
         if reward_weights.shape[0] != K:
             raise ReferenceInputError("reward_weights", f"has {reward_weights.shape[0]} weights for {K} reward functions")
         weights = reward_weights.detach()
-    ids = _group_ids(index, group_size, B, rewards_per_func.device)
+    ids = group_ids(index, group_size, B, rewards_per_func.device)
     n_groups = int(ids.max().item()) + 1 if ids.numel() else 0
     singleton = bool((_group_counts(ids, n_groups) == 1).all().item()) if n_groups else False
     with torch.no_grad():

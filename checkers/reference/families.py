@@ -7,9 +7,11 @@ FAMILY_MODULES = (
     "estimators",    # kl.k1/k2/k3, kl.penalty, kl.masked_estimate, kl.sequence
     "masked",        # masked.*, loss.aggregate
     "shaping",       # kl_controller.*, reward.*
-    "advantages",    # advantages.*
+    "advantages",    # advantages.gae, discounted_returns, reinforce_pp, remax
+    "group_advantages",  # advantages.grpo, advantages.rloo
     "advantages_v2", # advantages.grpo_passk, reinforce_pp_baseline, opo, gpg, grpo_multi
-    "policy",        # ppo.*, trpo.*, grpo.loss
+    "policy",        # ppo.*, trpo.*
+    "grpo_loss",     # grpo.loss
     "preference",    # dpo.*, cpo/simpo/orpo/kto, preference.bradley_terry, policy.optimal
     "overopt",       # overopt.*, bon.kl
     "passk",         # bon.pass_at_k (engine v3)

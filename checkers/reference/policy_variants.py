@@ -8,7 +8,7 @@ Authorities (re-implemented, not copied):
 * TRL ``trl/trainer/grpo_trainer.py`` at f2cd5771, ``GRPOTrainer._compute_loss`` (one process, no
   gradient accumulation).
 
-``ppo.policy_loss`` and ``grpo.loss`` (``policy.py``) look a variant up in :data:`PPO_VARIANTS` /
+``ppo.policy_loss`` (``policy.py``) and ``grpo.loss`` (``grpo_loss.py``) look a variant up in :data:`PPO_VARIANTS` /
 :data:`GRPO_LOSS_VARIANTS`; each entry is one function, so adding a variant is one table row.
 """
 
@@ -337,7 +337,7 @@ def trl_sapo(a: GRPOVariantArgs) -> dict[str, torch.Tensor]:
     return a.kl_metric({"loss": _per_row_mean(per_token, a.mask)})
 
 
-#: ``grpo.loss(loss_type=...)`` types that follow TRL HEAD (the four older types stay in ``policy.py``).
+#: ``grpo.loss(loss_type=...)`` types that follow TRL HEAD (the four older types stay in ``grpo_loss.py``).
 GRPO_LOSS_VARIANTS: dict[str, Callable[[GRPOVariantArgs], dict[str, torch.Tensor]]] = {
     "luspo": trl_luspo,
     "cispo": trl_cispo,

@@ -5,7 +5,8 @@ import torch
 
 from checkers import reference
 from checkers.reference import ReferenceInputError
-from checkers.reference.advantages import constant_reverse_scan, gae_t, reverse_linear_scan
+from checkers.reference.advantages import gae_t
+from checkers.reference.reverse_scan import constant_reverse_scan, reverse_linear_scan
 
 CPU = {"device": "cpu"}
 
