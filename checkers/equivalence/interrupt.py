@@ -14,7 +14,8 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from .. import budget, sandbox
+from .. import budget
+from ..worker_pool import in_worker
 
 class BudgetExceeded(BaseException):
     """Raised inside sympy by the worker's timer (a BaseException, so sympy's ``except Exception`` can't eat it)."""
@@ -37,7 +38,7 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - runs in sandbox work
 
 
 def _can_interrupt() -> bool:
-    return (sandbox.in_worker() and hasattr(signal, "setitimer") and budget.TIMER is not None
+    return (in_worker() and hasattr(signal, "setitimer") and budget.TIMER is not None
             and threading.current_thread() is threading.main_thread())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import sandbox
+from ..worker_pool import TaskTimeout
 from ..limits import GUARDED_CHECK_TIMEOUT
 from ..verdict import AnswerParseError, Interpretation, SpecError, Verdict, msg
 from .base import invalid_verdict, too_complex_verdict
@@ -39,7 +40,7 @@ def run_guarded(fn, *args, timeout: float = GUARDED_CHECK_TIMEOUT, interp: Inter
     """Run a grading function in the sandbox; time-outs and crashes become ``undecided``."""
     try:
         return sandbox.run(fn, *args, timeout=timeout)
-    except sandbox.TaskTimeout:
+    except TaskTimeout:
         return timeout_verdict(timeout, interp)
     except AnswerParseError as err:
         return Verdict("invalid", 0.0, dict(err.texts), "parse_error", interp,

@@ -17,6 +17,7 @@ from checkers import equivalence as eq
 from checkers.budget import clock as work_clock
 from checkers import grading, sandbox
 from checkers.mathparse import parse_math
+from checkers.worker_pool import WorkerPool
 
 V = {"x": {"real": True}, "y": {"real": True}}
 
@@ -30,7 +31,7 @@ def P(text):
 
 @pytest.fixture(scope="module")
 def one_worker():
-    pool = sandbox.WorkerPool(1)
+    pool = WorkerPool(1)
     pool.start()
     yield pool
     pool.shutdown()

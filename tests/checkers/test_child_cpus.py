@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from checkers import child_cpus, sandbox
+from checkers.worker_pool import WorkerPool
 from checkers.coderun import runner
 
 CPUS = frozenset(os.sched_getaffinity(0))
@@ -64,7 +65,7 @@ def test_without_a_recorded_set_a_process_inherits_the_thread_cpus():
 
 def test_grader_pool_workers_get_the_recorded_cpus(recorded):
     # spawn: each worker starts from the calling thread (a fork server would be shared by the whole test run)
-    pool = sandbox.WorkerPool(1, method="spawn", preload=())
+    pool = WorkerPool(1, method="spawn", preload=())
     try:
         pid, after = _in_pinned_thread(lambda: pool.run(sandbox.probe_pid))
         assert frozenset(os.sched_getaffinity(pid)) == CPUS

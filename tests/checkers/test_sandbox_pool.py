@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from checkers import grading, sandbox
+from checkers.worker_pool import PoolBusy, SandboxError, TaskTimeout, WorkerPool
 
 #: Far beyond every limit below: the task can only end by being killed.
 NEVER = 60
@@ -16,7 +17,7 @@ NEVER = 60
 
 @pytest.fixture(scope="module")
 def pool():
-    p = sandbox.WorkerPool(2, preload=("sympy",))
+    p = WorkerPool(2, preload=("sympy",))
     yield p
     p.shutdown()
 
@@ -24,7 +25,7 @@ def pool():
 @pytest.fixture
 def one_worker():
     """One worker: a replacement is the only worker there is, so its pid must be a new one."""
-    p = sandbox.WorkerPool(1, preload=())
+    p = WorkerPool(1, preload=())
     yield p
     p.shutdown()
 
@@ -35,7 +36,7 @@ def test_runs_and_returns(pool):
 
 def test_timeout_kills_and_pool_recovers(one_worker):
     pid_before = one_worker.run(sandbox.probe_pid)
-    with pytest.raises(sandbox.TaskTimeout):
+    with pytest.raises(TaskTimeout):
         one_worker.run(sandbox.probe_sleep, NEVER, timeout=0.5)
     assert (one_worker.stats.timeouts, one_worker.stats.replaced) == (1, 1)
     # the next task waits for the replacement (the queue timeout, not a clock in the test, bounds that)
@@ -73,7 +74,7 @@ def test_timeout_from_a_thread(one_worker):
     def work():
         try:
             out.append(("returned", one_worker.run(sandbox.probe_sleep, NEVER, timeout=0.3)))
-        except sandbox.TaskTimeout as exc:
+        except TaskTimeout as exc:
             out.append(("timeout", exc.timeout))
 
     t = threading.Thread(target=work)
@@ -137,14 +138,14 @@ def test_guarded_grading_turns_a_timeout_into_undecided():
 def test_an_unpicklable_task_is_refused_without_losing_the_worker():
     # queue_timeout=0: a call finds its worker idle at once or fails with PoolBusy, so a leaked worker
     # fails the next call outright instead of making it wait.
-    p = sandbox.WorkerPool(1, preload=(), queue_timeout=0)
+    p = WorkerPool(1, preload=(), queue_timeout=0)
     try:
         p.start()
         pid = p.run(sandbox.probe_pid)
         for _ in range(3):
-            with pytest.raises(sandbox.SandboxError) as ei:
+            with pytest.raises(SandboxError) as ei:
                 p.run(sandbox.probe_echo, lambda: 1, timeout=5)
-            assert not isinstance(ei.value, sandbox.PoolBusy)
+            assert not isinstance(ei.value, PoolBusy)
         assert p.run(sandbox.probe_echo, 3, timeout=5) == 3
         assert p.run(sandbox.probe_pid) == pid and p.stats.replaced == 0
     finally:
