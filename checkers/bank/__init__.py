@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .loader import (content_hash, dump_question, load_bank, load_bank_files, load_question_file,
                      parse_yaml, question_files, read_question_file)
-from .schema import BankError, validate_question
+from .fields import BankError
+from .schema import validate_question
 from .selftest import SelfTestReport, distinct_failures, selftest
 from .variants import VARIANT_MAX, params_for, public_view, solution_view
 

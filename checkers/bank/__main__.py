@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from .loader import load_question_file, question_files
-from .schema import BankError
+from .fields import BankError
 from .report import DEFAULT_SEEDS, format_report, question_report
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "questions"

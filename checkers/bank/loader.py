@@ -10,7 +10,8 @@ from typing import Any, Iterable
 import yaml
 
 from ..limits import YAML_MAX_DEPTH
-from .schema import BankError, validate_question
+from .fields import BankError
+from .schema import validate_question
 from .tags import TAGS_FILE, check_tags, load_tag_list
 
 SUFFIXES = (".yaml", ".yml")

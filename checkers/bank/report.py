@@ -23,7 +23,8 @@ from ..mathparse import evaluate_numeric
 from ..params import resolve_value, substitute_text
 from ..verdict import AnswerParseError, SpecError
 from .failure_place import failure_field
-from .schema import BankError, get_kind, validate_question
+from .fields import BankError
+from .schema import get_kind, validate_question
 from .selftest import distinct_failures, failure, selftest
 from .variants import params_for
 

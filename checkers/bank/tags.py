@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from .schema import BankError
+from .fields import BankError
 
 TAGS_FILE = "tags.yml"
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")

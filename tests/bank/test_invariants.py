@@ -15,7 +15,7 @@ import yaml
 
 from checkers.bank import load_question_file, selftest
 from checkers.bank.invariants import evaluate
-from checkers.bank.schema import BankError
+from checkers.bank.fields import BankError
 from checkers.bank.variants import params_for
 
 ROOT = Path(__file__).resolve().parents[2] / "questions"
