@@ -14,9 +14,7 @@ from typing import Any
 from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session,
                    url_for)
 from markupsafe import Markup
-from checkers.bank import BankError, params_for, public_view, solution_view
-from checkers.bank.failure_place import failure_field
-from checkers.bank.variants import part_hints
+from checkers.bank import BankError
 
 from ..auth import AccountError, authenticate_password, create_token, list_tokens, revoke_token
 from ..httpkit.csrf import check_csrf, csrf_token
@@ -30,11 +28,10 @@ from ..db import get_session
 from ..safe_redirect import safe_next
 from ..errors import ServiceError
 from ..httpkit.pagekit import page_headers
-from ..page_view import page_from_public_view
-from ..rendering import render_inline, render_markdown
-from ..i18n import N_, current_lang, force_locale, gettext, norm_lang, text
+from ..rendering import render_inline
+from ..i18n import N_, current_lang, gettext, norm_lang
 from . import validation, version_history, versions
-from .expected_view import expected_html
+from .editor_view import placed_report, preview_or_error, seed_arg, yaml_error
 from .yamlsafe import parse_yaml
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
@@ -159,60 +156,9 @@ def index():
     return render_template("author/index.html", questions=questions)
 
 
-def _seed_arg(raw: Any) -> int:
-    try:
-        value = int(str(raw))
-    except (TypeError, ValueError):
-        return 0
-    return value if 0 <= value < 1_000_000 else 0
-
-
-def render_preview(data: dict, seed: int, lang: str) -> dict[str, Any]:
-    """The learner's view of variant ``seed`` plus the solution, every text through quizapp.rendering."""
-    view = public_view(data, seed, lang)
-    params = params_for(data, seed)
-    # the author sees every hint at once (learners get them one at a time, on request)
-    hints = {dp["id"]: part_hints(dp, lang, params) for dp in data.get("parts") or []}
-    sol = solution_view(data, seed, lang)
-    with force_locale(lang):  # the preview's labels follow its own language, not the page's
-        labels = {"expected": gettext("Expected:"), "solution": gettext("Solution"),
-                  "pitfalls": gettext("Pitfalls")}
-        part_labels = [p.get("title") or gettext("Part %(n)s", n=i + 1) for i, p in enumerate(view.get("parts") or [])]
-    page = page_from_public_view(view, lang)  # the draft rendered as the practice page renders it, in its language
-    parts = []
-    for p, label in zip(page["parts"], part_labels):
-        parts.append({
-            "id": p.get("id"), "kind": p.get("kind"), "label": label, "prompt_html": p["prompt_html"],
-            "hints_html": [render_markdown(h, lang) for h in hints.get(p.get("id"), [])],
-            "options": p["options"] if isinstance(p.get("options"), list) else [],
-        })
-    expected = sol.get("expected") or {}
-    with force_locale(lang):
-        shown = {p["id"]: expected_html(p, expected[p["id"]], lang) for p in page["parts"] if p.get("id") in expected}
-    return {
-        "seed": seed, "lang": lang, "labels": labels,
-        "title_html": page["title_html"], "prompt_html": page["prompt_html"],
-        "parts": parts,
-        "key_points": [render_markdown(x, lang) for x in sol.get("key_points") or []],
-        "pitfalls": [render_markdown(x, lang) for x in sol.get("pitfalls") or []],
-        "worked_html": render_markdown(sol.get("worked") or "", lang) if sol.get("worked") else None,
-        "expected": shown,
-    }
-
-
-def _preview_or_error(data: Any, seed: int, lang: str) -> tuple[dict | None, str | None]:
-    try:
-        validation.validate(data)
-        return render_preview(data, seed, lang), None
-    except ServiceError as exc:
-        return None, exc.message
-    except Exception as exc:  # noqa: BLE001 - a broken draft must still show its editor
-        return None, f"{type(exc).__name__}: {exc}"
-
-
 def _editor(qid: str | None, text: str, *, version=None, report=None, errors=None, status: int = 200,
             starters=None, starter=None):
-    seed = _seed_arg(request.values.get("seed", 0))
+    seed = seed_arg(request.values.get("seed", 0))
     lang = norm_lang(request.values.get("lang")) or "en"  # the preview's language (its own select)
     preview, preview_error = None, None
     try:
@@ -220,31 +166,14 @@ def _editor(qid: str | None, text: str, *, version=None, report=None, errors=Non
     except BankError as exc:
         data, preview_error = None, f"{exc.field}: {exc.problem}"
     if data is not None:
-        preview, preview_error = _preview_or_error(data, seed, lang)
-        report = _placed(report, data, text)
+        preview, preview_error = preview_or_error(data, seed, lang)
+        report = placed_report(report, data, text)
     rows = versions.list_versions(get_session(), qid) if qid and version is not None else []
     published = next((v for v in rows if v["status"] == "published"), None)
     return render_template("author/editor.html", qid=qid, text=text, version=version, versions=rows,
                            published=published, report=report, errors=errors or [], preview=preview,
                            preview_error=preview_error, seed=seed, preview_lang=lang, starters=starters or [],
                            starter=starter), status
-
-
-def _placed(report: dict | None, data: Any, text: str) -> dict | None:
-    """``report`` with every failure that has no line yet (one stored before failures named their field)
-    placed in ``text``: its field from its part and check (:mod:`checkers.bank.failure_place`), then line and
-    column."""
-    if not report or not report.get("failures"):
-        return report
-    failures = []
-    for f in report["failures"]:
-        f = dict(f)
-        if not f.get("line"):
-            f["field"] = failure_field(data, f)
-            if f["field"]:
-                validation.locate_failures(text, [f])
-        failures.append(f)
-    return {**report, "failures": failures}
 
 
 @bp.get("/new")
@@ -267,14 +196,6 @@ def _seeds() -> int:
     return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or validation.MIN_SEEDS)
 
 
-def _yaml_error(exc) -> dict[str, Any]:
-    """A YAML syntax error as a failure with its line and column (the loader's ``BankError.line/column``)."""
-    failure: dict[str, Any] = {"part": None, "seed": None, "check": "yaml", "reason": f"{exc.field}: {exc.problem}"}
-    if getattr(exc, "line", None) is not None:
-        failure["line"], failure["column"] = exc.line, exc.column
-    return failure
-
-
 @bp.post("/save")
 def save():
     # browsers send a textarea's lines with CRLF; the author's file has the newlines the editor shows
@@ -288,7 +209,7 @@ def save():
         else:
             body = versions.create_question(get_session(), data, who.learner_id, text=text)
     except BankError as exc:
-        return _editor(qid, text, errors=[_yaml_error(exc)], status=422)
+        return _editor(qid, text, errors=[yaml_error(exc)], status=422)
     except ServiceError as exc:
         failures = exc.extra.get("failures") or [{"part": None, "seed": None, "reason": exc.message}]
         return _editor(qid, text, errors=failures, status=exc.status)
@@ -352,8 +273,8 @@ def history(qid: str):
     b = request.args.get("b", type=int)
     diff = None
     if a is not None and b is not None and a in numbers and b in numbers:
-        diff = version_history.diff_versions(get_session(), qid, a, b, seed=_seed_arg(request.args.get("seed", 0)),
-                                     lang=norm_lang(request.args.get("plang")) or "en")
+        diff = version_history.diff_versions(get_session(), qid, a, b, seed=seed_arg(request.args.get("seed", 0)),
+                                             lang=norm_lang(request.args.get("plang")) or "en")
     return render_template("author/history.html", qid=qid, versions=rows, diff=diff,
                            a=a if a is not None else (numbers[1] if len(numbers) > 1 else None),
                            b=b if b is not None else (numbers[0] if numbers else None))
@@ -392,13 +313,13 @@ def preview():
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("yaml"), str) or len(body["yaml"]) > PREVIEW_MAX_CHARS:
         return envelope(422, "invalid_field", gettext("yaml must be a string"), "yaml")
-    seed = _seed_arg(body.get("seed", 0))
+    seed = seed_arg(body.get("seed", 0))
     lang = norm_lang(body.get("lang")) or "en"
     try:
         data = parse_yaml(body["yaml"], "editor")
     except BankError as exc:
         return jsonify({"ok": False, "error": f"{exc.field}: {exc.problem}"})
-    view, error = _preview_or_error(data, seed, lang)
+    view, error = preview_or_error(data, seed, lang)
     if view is None:
         return jsonify({"ok": False, "error": error})
     return jsonify({"ok": True, "html": render_template("author/_preview.html", preview=view)})

@@ -86,7 +86,7 @@ def test_the_page_view_renders_texts_and_never_carries_answers(web_app):
 
 
 def test_the_author_preview_shows_the_learners_rendering(web_app):
-    from quizapp.authoring.pages import render_preview
+    from quizapp.authoring.editor_view import render_preview
 
     q = _question()
     with web_app.test_request_context("/?lang=en"):
