@@ -9,9 +9,10 @@ import threading
 
 import pytest
 
-from checkers import child_cpus, sandbox
+from checkers import child_cpus
 from checkers.worker_pool import WorkerPool
 from checkers.coderun import runner
+from sandbox_probes import probe_pid
 
 CPUS = frozenset(os.sched_getaffinity(0))
 ONE = frozenset({min(CPUS)})
@@ -67,7 +68,7 @@ def test_grader_pool_workers_get_the_recorded_cpus(recorded):
     # spawn: each worker starts from the calling thread (a fork server would be shared by the whole test run)
     pool = WorkerPool(1, method="spawn", preload=())
     try:
-        pid, after = _in_pinned_thread(lambda: pool.run(sandbox.probe_pid))
+        pid, after = _in_pinned_thread(lambda: pool.run(probe_pid))
         assert frozenset(os.sched_getaffinity(pid)) == CPUS
         assert after == ONE
     finally:

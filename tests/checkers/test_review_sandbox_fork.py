@@ -5,6 +5,7 @@ import os
 import pytest
 
 from checkers import sandbox
+from sandbox_probes import probe_pid
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
@@ -12,13 +13,13 @@ def test_forked_child_does_not_use_or_stop_the_parent_workers():
     was_inprocess = sandbox.is_inprocess()
     sandbox.set_inprocess(False)
     try:
-        parent_pid = sandbox.run(sandbox.probe_pid, timeout=30)
+        parent_pid = sandbox.run(probe_pid, timeout=30)
         r, w = os.pipe()
         child = os.fork()
         if child == 0:  # pragma: no cover - runs in the child
             code = 1
             try:
-                pid = sandbox.run(sandbox.probe_pid, timeout=60)
+                pid = sandbox.run(probe_pid, timeout=60)
                 os.write(w, str(pid).encode())
                 sandbox.shutdown()  # what atexit does when the child exits
                 code = 0
