@@ -134,8 +134,3 @@ def _latest_variant(session: Session, learner_id: str | None, qid: str) -> int |
             .where(Attempt.learner_id == learner_id, Attempt.question_id == qid, Attempt.counted.is_(True))
             .order_by(Attempt.created_at.desc()).limit(1))
     return session.scalar(stmt)
-
-
-def continue_target(session: Session, learner_id: str | None) -> str | None:
-    """The question of :func:`continue_place` (``None`` when everything is mastered)."""
-    return continue_place(session, learner_id).qid

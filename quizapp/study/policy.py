@@ -208,13 +208,6 @@ def _step(out: Replay, item: tuple, allowed: int, graded_ids: frozenset[str]) ->
         out.reveal(variant, {"tries_used": out.running, "solved": correct, "requested": False})
 
 
-def replay(items: list[tuple], data: Mapping[str, Any]) -> tuple[int, dict[int, dict[str, Any]]]:
-    """The tries of :func:`walk`: ``(running, revealed)``, the tries used since the last reveal, and per
-    revealed variant its ``tries_used``, ``solved`` and ``requested``."""
-    walked = walk(items, data)
-    return walked.running, walked.revealed
-
-
 def timeline(session: Session, learner_id: str, question_id: str, data: Mapping[str, Any]) -> list[tuple]:
     """The timeline :func:`state` replays (:func:`_timeline`), for a caller that extends it itself."""
     return _timeline(session, learner_id, question_id, data)

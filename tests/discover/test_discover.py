@@ -49,7 +49,7 @@ def test_status_and_continue(discover_app):
         session = get_db(discover_app).Session()
         learner = "0" * 8 + "-0000-4000-8000-" + "0" * 12
         ensure_learner(session, learner)
-        assert walk.continue_target(session, learner) == "disc-clip-by-hand"  # nothing tried: the first
+        assert walk.continue_place(session, learner).qid == "disc-clip-by-hand"  # nothing tried: the first
         _attempt(session, learner, "disc-clip-by-hand", 2.0, 1)
         _attempt(session, learner, "disc-kl-coins", 0.0, 2)
         status, recent = walk.statuses(session, learner)
@@ -58,13 +58,13 @@ def test_status_and_continue(discover_app):
         tags = {"kl-divergence": {}, "clipping": {}, "advantages": {}}
         assert [r["id"] for r in walk.matching(session, {"status": "wrong"}, learner, tags)] == ["disc-kl-coins"]
         assert [r["id"] for r in walk.matching(session, {"status": "mastered"}, learner, tags)] == ["disc-clip-by-hand"]
-        assert walk.continue_target(session, learner) == "disc-kl-coins"  # the latest, not yet right
+        assert walk.continue_place(session, learner).qid == "disc-kl-coins"  # the latest, not yet right
         _attempt(session, learner, "disc-kl-coins", 2.0, 3)
         # the latest is mastered: the next question after it (bank order L1, L2) that is not
-        assert walk.continue_target(session, learner) == "disc-group-baseline"
+        assert walk.continue_place(session, learner).qid == "disc-group-baseline"
         for qid in ("disc-group-baseline", "disc-kl-tokens"):
             _attempt(session, learner, qid, 2.0, 4)
-        assert walk.continue_target(session, learner) is None
+        assert walk.continue_place(session, learner).qid is None
         session.close()
 
 

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 from quiz_testing import SAMPLE_QUESTION
 
-from quizapp.study.policy import replay, tries_allowed
+from quizapp.study.policy import tries_allowed, walk
 
 QID = SAMPLE_QUESTION["id"]
 WRONG = {"a": "0", "b": "yes"}
@@ -67,6 +67,12 @@ def _timeline(*steps):
             status = "correct" if what == "right" else "incorrect"
             rows.append((at, 0, variant, {"a": {"status": status}, "b": {"status": status}}, True))
     return rows
+
+
+def replay(items: list[tuple], data: dict) -> tuple[int, dict]:
+    """The walked timeline's running tries and revealed variants."""
+    walked = walk(items, data)
+    return walked.running, walked.revealed
 
 
 def test_replay_rule_table():
