@@ -4,7 +4,8 @@ Every answer goes through its kind's whole grading path, :meth:`Kind.grade_answe
 <checkers.kinds.base.Kind.grade_answer>`: bounded, linear kinds (numeric, array, choice, freetext) grade
 in the calling thread; kinds whose checks can be slow (symbolic, derivation) parse *and* grade inside the
 sandbox pool (:mod:`checkers.sandbox`) under a hard wall-clock limit, where a time-out is ``undecided``
-and costs the learner no attempt. Nothing here raises for learner input, and nothing here names a kind.
+and costs the learner no attempt. Nothing here raises for learner input, and nothing here names a kind
+(the stand-alone symbolic and derivation checks live in their kinds' folders, ``standalone.py``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from typing import Any, Mapping
 
 from . import kinds as _kinds  # noqa: F401  (registers every kind)
 from .kinds.base import get_kind
-from .kinds.derivation import keysteps
 from .limits import GRADE_TIMEOUT as DEFAULT_TIMEOUT  # the public name callers and benchmarks use
-from .verdict import AnswerParseError, SpecError, Verdict, msg
+from .verdict import AnswerParseError, SpecError, Verdict
 
 
 def _kind(spec: Mapping[str, Any]) -> str:
@@ -56,31 +56,4 @@ def expected(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
     return get_kind(_kind(spec)).expected(spec, params)
 
 
-def check_symbolic(expected: str, answer: str, variables: Mapping[str, Any] | None = None,
-                   mode: str = "equivalent", *, functions: Mapping[str, Any] | None = None,
-                   timeout: float | None = None, constants: list[str] | None = None,
-                   decimals: Mapping[str, float] | None = None) -> Verdict:
-    spec = {"kind": "symbolic", "expected": expected, "variables": dict(variables or {}), "mode": mode,
-            "functions": dict(functions or {})}
-    if constants:
-        spec["constants"] = list(constants)
-    if decimals is not None:
-        spec["decimals"] = dict(decimals)
-    return grade(answer, spec, {}, timeout=timeout)
-
-
-def check_derivation(steps: list[str], start: str, goal: str, variables: Mapping[str, Any] | None = None,
-                     functions: Mapping[str, Any] | None = None, *, timeout: float | None = None,
-                     milestones: list[str] | None = None) -> Verdict:
-    """A stand-alone derivation: the last line must be the goal in form and a submission of only the
-    start/goal scores 0; ``milestones`` (expressions) are key steps that must appear in order (partial
-    credit, the missing ones named). A malformed milestone raises SpecError ``key_steps[i].expr: ...``."""
-    spec: dict[str, Any] = {"kind": "derivation", "start": start, "goal": goal,
-                            "variables": dict(variables or {}), "functions": dict(functions or {})}
-    if milestones:
-        spec["key_steps"] = [{"expr": m, "feedback": msg("the step %(step)s", step=m)} for m in milestones]
-        keysteps.validate(spec)  # parser only (no sympy): bounded, in the calling process
-    return grade(steps, spec, {}, timeout=timeout)
-
-
-__all__ = ["check_derivation", "check_symbolic", "expected", "grade", "validate"]
+__all__ = ["expected", "grade", "validate"]

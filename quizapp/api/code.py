@@ -64,8 +64,8 @@ def check_code():
     body = json_body()
     check_unknown(body, {"function", "source", "convention", "outputs", "lang", "args", "name"})
     lang = request_lang(body)
-    kind = get_kind("code")
     spec = code_spec(body)
+    kind = get_kind(spec["kind"])  # the kind the stand-alone spec is a part of
     source = _accept(kind, field(body, "source", str), "source")
     try:
         verdict = grading_backends.grade(source, spec, {})

@@ -12,7 +12,7 @@ from ..learners import current_learner_id, learner_is_new
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services import question_cache
-from ..services.answers import check_answer, json_safe, localize, norm_lang
+from ..services.answers import check_answer, json_safe, localize, norm_lang, shape_error
 from checkers.limits import MAX_TEXT as MAX_EXPR  # an expression sent for checking is one text answer
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS  # the flags the parser understands, from their one home
 
@@ -23,7 +23,9 @@ from flask import current_app, request
 from checkers import grading
 from checkers.bank import VARIANT_MAX, public_view
 from checkers.kinds import get_kind
-from checkers.verdict import AnswerParseError, SpecError
+from checkers.kinds.derivation.standalone import accept_steps, check_derivation as grade_derivation
+from checkers.kinds.symbolic.standalone import check_symbolic as grade_symbolic
+from checkers.verdict import AnswerParseError, AnswerShapeError, SpecError
 from ..ops.admission import let_go
 
 MODES = ("equivalent", "same_form", "up_to_constant", "up_to_sign")
@@ -249,8 +251,7 @@ def check_symbolic():
         if not decimals:
             raise ValidationError("give rtol and/or atol", "decimals")
     try:
-        verdict = grading.check_symbolic(expected, answer, variables, mode=mode, constants=constants,
-                                         decimals=decimals)
+        verdict = grade_symbolic(expected, answer, variables, mode=mode, constants=constants, decimals=decimals)
     except (AnswerParseError, SpecError) as exc:
         raise _checker_input_error(exc, "expected") from None
     return ok(_verdict_body(verdict, lang))
@@ -261,16 +262,17 @@ def check_derivation():
     body = json_body()
     check_unknown(body, {"steps", "start", "goal", "variables", "functions", "milestones", "lang"})
     lang = request_lang(body)
-    steps = check_answer(get_kind("derivation"),
-                         body.get("steps") if body.get("steps") is not None else _missing("steps"), "steps")
+    try:
+        steps = accept_steps(body.get("steps") if body.get("steps") is not None else _missing("steps"), "steps")
+    except AnswerShapeError as exc:
+        raise shape_error(exc) from None
     start = _expr(body, "start")
     goal = _expr(body, "goal")
     variables = _variables(body)
     functions = _functions(body)
     milestones = _milestones(body)
     try:
-        verdict = grading.check_derivation(steps, start, goal, variables, functions=functions,
-                                           milestones=milestones)
+        verdict = grade_derivation(steps, start, goal, variables, functions=functions, milestones=milestones)
     except (AnswerParseError, SpecError) as exc:
         m = re.match(r"^key_steps\[(\d+)\](?:\.expr)?: (.*)$", str(exc), re.S)
         if isinstance(exc, SpecError) and m:  # a milestone that cannot be read, or is already the start/goal

@@ -1,4 +1,5 @@
 from checkers import grading
+from checkers.kinds.derivation.standalone import check_derivation
 
 PQ = {"p": {"domain": "probability"}, "q": {"domain": "probability"}}
 F = {"f": {"args": ["x"], "expr": "exp(x) - x - 1"}}
@@ -15,7 +16,7 @@ def statuses(v):
 
 
 def test_k3_from_f(inprocess):
-    v = grading.check_derivation(["f(log(q/p))", "= exp(log(q/p)) - log(q/p) - 1", "= q/p - log(q/p) - 1"],
+    v = check_derivation(["f(log(q/p))", "= exp(log(q/p)) - log(q/p) - 1", "= q/p - log(q/p) - 1"],
                                  "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
     assert v.status == "correct", v.details
     assert v.details["first_error"] is None and statuses(v) == ["ok"] * 3
@@ -24,34 +25,34 @@ def test_k3_from_f(inprocess):
 def test_dpo_from_the_optimal_policy(inprocess):
     lines = ["pi_star = pi_ref exp(r/beta)/Z", "pi_star/pi_ref = exp(r/beta)/Z",
              "log(pi_star/pi_ref) = r/beta - log Z", "r = beta log(pi_star/pi_ref) + beta log Z"]
-    v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO)
+    v = check_derivation(lines, DPO_START, DPO_GOAL, DPO)
     assert v.status == "correct", v.details
 
 
 def test_dpo_gradient_via_sigma_prime(inprocess):
     lines = ["-log(sigma(u))", "= softplus(-u)", "1 - sigma(u) = sigma(-u)",
              "sigma(u) (1 - sigma(u)) = sigma(u) sigma(-u)"]
-    v = grading.check_derivation(["sigma(u)(1 - sigma(u))", "= exp(-u)/(1 + exp(-u))^2", "= sigma(u) sigma(-u)"],
+    v = check_derivation(["sigma(u)(1 - sigma(u))", "= exp(-u)/(1 + exp(-u))^2", "= sigma(u) sigma(-u)"],
                                  "sigma(u)*(1 - sigma(u))", "sigma(u)*sigma(-u)", U)
     assert v.status == "correct", v.details
-    v = grading.check_derivation(lines[:2] + ["= log(1 + exp(-u))"], "-log(sigma(u))", "log(1 + exp(-u))", U)
+    v = check_derivation(lines[:2] + ["= log(1 + exp(-u))"], "-log(sigma(u))", "log(1 + exp(-u))", U)
     assert v.status == "correct", v.details
     # equal to the goal in value, but the last line must be the goal in form
-    v = grading.check_derivation(lines[:2], "-log(sigma(u))", "log(1 + exp(-u))", U)
+    v = check_derivation(lines[:2], "-log(sigma(u))", "log(1 + exp(-u))", U)
     assert v.status == "incorrect" and v.note == "goal_form" and v.score == 0.0, v.details
     assert "form" in v.feedback["en"] and v.feedback["zh"]
 
 
 def test_gao_peak_by_setting_the_derivative_to_zero(inprocess):
     lines = ["d(alpha - beta d)", "= alpha d - beta d^2", "alpha - 2 beta d = 0", "d = alpha/(2 beta)"]
-    v = grading.check_derivation(lines, "d*(alpha - beta*d)", "d = alpha/(2*beta)", GAO)
+    v = check_derivation(lines, "d*(alpha - beta*d)", "d = alpha/(2*beta)", GAO)
     assert v.status == "correct", v.details
     assert "derivative" in v.details["steps"][2]["feedback"]["en"]
 
 
 def test_one_broken_step_is_named(inprocess):
     lines = ["f(log(q/p))", "= exp(log(q/p)) - log(q/p) - 1", "= q/p + log(q/p) - 1", "= q/p - log(q/p) - 1"]
-    v = grading.check_derivation(lines, "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
+    v = check_derivation(lines, "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
     assert v.status == "incorrect" and v.note == "step_error"
     assert v.details["first_error"] == 2
     assert statuses(v)[:3] == ["ok", "ok", "error"]
@@ -60,29 +61,29 @@ def test_one_broken_step_is_named(inprocess):
 
 def test_broken_equation_step_is_named(inprocess):
     lines = ["pi_star = pi_ref exp(r/beta)/Z", "log(pi_star/pi_ref) = r/beta + log Z", "r = beta log(pi_star/pi_ref) - beta log Z"]
-    v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO)
+    v = check_derivation(lines, DPO_START, DPO_GOAL, DPO)
     assert v.status == "incorrect" and v.details["first_error"] == 1
 
 
 def test_wrong_stationary_point_is_rejected(inprocess):
     lines = ["d(alpha - beta d)", "= alpha d - beta d^2", "alpha - beta d = 0", "d = alpha/beta"]
-    v = grading.check_derivation(lines, "d*(alpha - beta*d)", "d = alpha/(2*beta)", GAO)
+    v = check_derivation(lines, "d*(alpha - beta*d)", "d = alpha/(2*beta)", GAO)
     assert v.status == "incorrect" and v.details["first_error"] == 2
 
 
 def test_chain_that_does_not_reach_the_goal(inprocess):
-    v = grading.check_derivation(["f(log(q/p))", "= exp(log(q/p)) - log(q/p) - 1"], "f(log(q/p))",
+    v = check_derivation(["f(log(q/p))", "= exp(log(q/p)) - log(q/p) - 1"], "f(log(q/p))",
                                  "q/p - log(q/p)", PQ, F)
     assert v.status == "incorrect" and v.note == "goal_not_reached" and v.details["first_error"] is None
 
 
 def test_wrong_start(inprocess):
-    v = grading.check_derivation(["f(log(p/q))", "= p/q - log(p/q) - 1"], "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
+    v = check_derivation(["f(log(p/q))", "= p/q - log(p/q) - 1"], "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
     assert v.status == "incorrect" and v.details["first_error"] == 0
 
 
 def test_parse_error_names_the_line(inprocess):
-    v = grading.check_derivation(["f(log(q/p))", "= q/p - log(q/p -"], "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
+    v = check_derivation(["f(log(q/p))", "= q/p - log(q/p -"], "f(log(q/p))", "q/p - log(q/p) - 1", PQ, F)
     assert v.status == "invalid" and v.details["error"]["field"] == "answer[1]"
     assert not v.consumes_attempt
 
@@ -101,9 +102,9 @@ GAO_EQ_START, GAO_EQ_GOAL = "alpha - 2*beta*d = 0", "d = alpha/(2*beta)"
 
 def test_generated_wrong_example_for_an_equation_start_is_incorrect(inprocess):
     # the start equation already has the goal's solutions; "= 0" restates it and must not reach the goal
-    v = grading.check_derivation(["alpha - 2*beta*d = 0", "= 0"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
+    v = check_derivation(["alpha - 2*beta*d = 0", "= 0"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
     assert v.status == "incorrect" and v.note == "goal_not_reached", v.details
-    v = grading.check_derivation(["alpha - 2*beta*d = 0"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
+    v = check_derivation(["alpha - 2*beta*d = 0"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
     assert v.status == "incorrect" and v.note == "no_steps"   # only the start: no step of its own
 
 
@@ -124,7 +125,7 @@ def test_checker_examples_of_an_equation_part_grade_as_declared(inprocess):
 
 def test_identity_lines_do_not_follow_from_an_equation(inprocess):
     for ident in ("0 = 0", "d = d", "beta*d = d*beta", "alpha - 2*beta*d = alpha - 2*beta*d"):
-        v = grading.check_derivation(["alpha - 2*beta*d = 0", ident, "d = alpha/(2*beta)"], GAO_EQ_START,
+        v = check_derivation(["alpha - 2*beta*d = 0", ident, "d = alpha/(2*beta)"], GAO_EQ_START,
                                      GAO_EQ_GOAL, GAO)
         assert v.status == "incorrect" and v.details["first_error"] == 1, (ident, v.details)
         assert "every value" in v.details["steps"][1]["feedback"]["en"]
@@ -132,10 +133,10 @@ def test_identity_lines_do_not_follow_from_an_equation(inprocess):
 
 def test_identity_must_continue_the_expression_in_expression_mode(inprocess):
     # "0 = 0" is true but does not continue d(alpha - beta d): it cannot smuggle the chain to 0
-    v = grading.check_derivation(["d(alpha - beta d)", "0 = 0"], "d*(alpha - beta*d)", "0", GAO)
+    v = check_derivation(["d(alpha - beta d)", "0 = 0"], "d*(alpha - beta*d)", "0", GAO)
     assert v.status == "incorrect" and v.details["first_error"] == 1
     # an identity that continues the running expression is fine
-    v = grading.check_derivation(["d(alpha - beta d)", "alpha d - beta d^2 = d(alpha - beta d)",
+    v = check_derivation(["d(alpha - beta d)", "alpha d - beta d^2 = d(alpha - beta d)",
                                   "= alpha^2/(4 beta) - beta (d - alpha/(2 beta))^2"],
                                  "d*(alpha - beta*d)", "alpha^2/(4*beta) - beta*(d - alpha/(2*beta))^2", GAO)
     assert v.status == "correct", v.details
@@ -144,17 +145,17 @@ def test_identity_must_continue_the_expression_in_expression_mode(inprocess):
 def test_gao_peak_in_equation_form(inprocess):
     for lines in (["alpha - 2 beta d = 0", "2 beta d = alpha", "d = alpha/(2 beta)"],
                   ["alpha - 2 beta d = 0", "alpha = 2 beta d", "alpha/(2 beta) = d"]):
-        v = grading.check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
+        v = check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
         assert v.status == "correct", (lines, v.details)
     # the start then the goal (in any order of sides) shows no step of its own
     for lines in (["alpha - 2*beta*d = 0", "d = alpha/(2*beta)"], ["0 = alpha - 2 beta d", "d = alpha/2/beta"]):
-        v = grading.check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
+        v = check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
         assert v.status == "incorrect" and v.note == "no_steps" and v.score == 0.0, (lines, v.details)
 
 
 def test_first_line_must_be_the_start_equation(inprocess):
     # writing the goal straight away is not a derivation from the start
-    v = grading.check_derivation(["d = alpha/(2 beta)"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
+    v = check_derivation(["d = alpha/(2 beta)"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
     assert v.status == "incorrect" and v.details["first_error"] == 0
 
 
@@ -165,50 +166,50 @@ def test_dpo_chain_in_equation_form(inprocess):
                    "r/beta = log(pi_star/pi_ref) + log Z", "r = beta (log(pi_star/pi_ref) + log Z)", DPO_GOAL],
                   ["pi_ref exp(r/beta)/Z = pi_star", "exp(r/beta) = Z pi_star/pi_ref", "r = beta log(Z pi_star/pi_ref)",
                    "r = beta log(pi_star/pi_ref) + beta log(Z)"]):
-        v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO)
+        v = check_derivation(lines, DPO_START, DPO_GOAL, DPO)
         assert v.status == "correct", (lines, v.details)
-    v = grading.check_derivation([DPO_START, "= 0"], DPO_START, DPO_GOAL, DPO)
+    v = check_derivation([DPO_START, "= 0"], DPO_START, DPO_GOAL, DPO)
     assert v.status == "incorrect" and v.details["first_error"] == 1
 
 
 def test_continuations_update_the_running_equation(inprocess):
     lines = ["pi_star = pi_ref exp(r/beta)/Z", "log(pi_star/pi_ref) = log(exp(r/beta)/Z)", "= r/beta - log Z",
              "= r/beta - log(Z)", "r = beta log(pi_star/pi_ref) + beta log Z"]
-    v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO)
+    v = check_derivation(lines, DPO_START, DPO_GOAL, DPO)
     assert v.status == "correct", v.details
     bad = lines[:2] + ["= r/beta - log Z", "= r/beta + log Z"]
-    v = grading.check_derivation(bad, DPO_START, DPO_GOAL, DPO)
+    v = check_derivation(bad, DPO_START, DPO_GOAL, DPO)
     assert v.status == "incorrect" and v.details["first_error"] == 3
 
 
 def test_broken_equation_step_is_named_in_first_error(inprocess):
     lines = ["alpha - 2 beta d = 0", "2 beta d = alpha", "d = 2 alpha/beta", "d = alpha/(2 beta)"]
-    v = grading.check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
+    v = check_derivation(lines, GAO_EQ_START, GAO_EQ_GOAL, GAO)
     assert v.status == "incorrect" and v.note == "step_error" and v.details["first_error"] == 2
     assert statuses(v) == ["ok", "ok", "error"] and "Line 3" in v.feedback["en"]
     lines = ["pi_star = pi_ref exp(r/beta)/Z", "pi_star/pi_ref = exp(r/beta)/Z", "log(pi_star/pi_ref) = r/beta + log Z"]
-    v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO)
+    v = check_derivation(lines, DPO_START, DPO_GOAL, DPO)
     assert v.status == "incorrect" and v.details["first_error"] == 2
 
 
 def test_true_but_different_final_equation_does_not_reach_the_goal(inprocess):
     # equivalent to the goal as an equation, but not the goal equation
-    v = grading.check_derivation(["alpha - 2 beta d = 0", "2 beta d = alpha"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
+    v = check_derivation(["alpha - 2 beta d = 0", "2 beta d = alpha"], GAO_EQ_START, GAO_EQ_GOAL, GAO)
     assert v.status == "incorrect" and v.note == "goal_not_reached" and v.details["first_error"] is None
-    v = grading.check_derivation(["pi_star = pi_ref exp(r/beta)/Z", "r/beta = log(pi_star/pi_ref) + log Z"],
+    v = check_derivation(["pi_star = pi_ref exp(r/beta)/Z", "r/beta = log(pi_star/pi_ref) + log Z"],
                                  DPO_START, DPO_GOAL, DPO)
     assert v.status == "incorrect" and v.note == "goal_not_reached"
 
 
 def test_expression_chains_still_work(inprocess):
-    v = grading.check_derivation(["d(alpha - beta d)", "= alpha d - beta d^2",
+    v = check_derivation(["d(alpha - beta d)", "= alpha d - beta d^2",
                                   "= -beta (d^2 - (alpha/beta) d)",
                                   "= -beta ((d - alpha/(2 beta))^2 - alpha^2/(4 beta^2))",
                                   "= alpha^2/(4 beta) - beta (d - alpha/(2 beta))^2"],
                                  "d*(alpha - beta*d)", "alpha^2/(4*beta) - beta*(d - alpha/(2*beta))^2", GAO)
     assert v.status == "correct", v.details
     # an expression chain proves an identity goal "start = result"
-    v = grading.check_derivation(["f(log(q/p))", "= q/p - log(q/p) - 1"], "f(log(q/p))",
+    v = check_derivation(["f(log(q/p))", "= q/p - log(q/p) - 1"], "f(log(q/p))",
                                  "f(log(q/p)) = q/p - log(q/p) - 1", PQ, F)
     assert v.status == "correct", v.details
 
@@ -278,12 +279,12 @@ def test_derivation_within_the_default_budget_in_the_sandbox():
              "r = beta log(pi_star/pi_ref) + beta log Z"]
     spec = {"kind": "derivation", "variables": DPO, "start": DPO_START, "goal": DPO_GOAL}
     pool = sandbox.get_pool()
-    grading.check_derivation(["x"], "x", "x", {"x": {"real": True}})  # start the pool
+    check_derivation(["x"], "x", "x", {"x": {"real": True}})  # start the pool
     timeouts = pool.stats.timeouts
     v = sandbox.run(derivation.grade_lines, lines, spec, {}, derivation.soft_budget(grading.DEFAULT_TIMEOUT),
                     timeout=30)
     assert v.status == "correct", v.details
     assert pool.stats.timeouts == timeouts
     # a hard limit too short for the work: a time-out verdict (or the right one), never a wrong one
-    v = grading.check_derivation(lines, DPO_START, DPO_GOAL, DPO, timeout=0.2)
+    v = check_derivation(lines, DPO_START, DPO_GOAL, DPO, timeout=0.2)
     assert v.status in ("correct", "undecided") and not (v.status == "undecided" and v.consumes_attempt)

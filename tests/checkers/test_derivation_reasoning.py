@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from checkers import grading
+from checkers.kinds.derivation.standalone import check_derivation
 from checkers.bank import load_bank
 from checkers.bank.variants import params_for
 from checkers.kinds.derivation import form as F
@@ -149,13 +150,13 @@ def test_lines_that_only_restate_the_start_or_goal_show_no_steps(inprocess):
 def test_check_derivation_milestones(inprocess):
     start, goal = "(x + 1)^2", "x^2 + 2*x + 1"
     lines = ["(x + 1)^2", "(x + 1)*(x + 1)", "x^2 + x + x + 1", "x^2 + 2*x + 1"]
-    v = grading.check_derivation(lines, start, goal, X, milestones=["x + x"])
+    v = check_derivation(lines, start, goal, X, milestones=["x + x"])
     assert v.status == "correct" and v.score == 1.0
-    v = grading.check_derivation([lines[0], lines[1], lines[3]], start, goal, X, milestones=["x + x"])
+    v = check_derivation([lines[0], lines[1], lines[3]], start, goal, X, milestones=["x + x"])
     assert v.status == "incorrect" and v.score == pytest.approx(1 / 2)
     assert v.details["missing_milestones"][0]["expr"] == "x + x"
     with pytest.raises(SpecError, match=r"key_steps\[0\]"):
-        grading.check_derivation(lines, start, goal, X, milestones=["x +"])
+        check_derivation(lines, start, goal, X, milestones=["x +"])
 
 
 # --- authoring --------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from checkers import equivalence as eq
-from checkers import grading
+from checkers.kinds.symbolic.standalone import check_symbolic
 from checkers.kinds import symbolic as sym
 from checkers.mathparse import parse_math, symbols_for
 from checkers.verdict import SpecError
@@ -38,20 +38,20 @@ def test_precise_gap_reads_zero_at_shared_zeros():
 
 
 def test_a_decimal_is_correct_only_when_it_is_the_exact_value(inprocess):
-    v = grading.check_symbolic("x/3", "0.333333333333333 x", R)
+    v = check_symbolic("x/3", "0.333333333333333 x", R)
     assert (v.status, v.note) == ("incorrect", "inexact-decimal")
     assert "exact value" in v.feedback["en"] and "精确值" in v.feedback["zh"]
     assert v.consumes_attempt
-    assert grading.check_symbolic("x/4", "0.25 x", R).status == "correct"
-    far = grading.check_symbolic("x/3", "0.7 x", R)
+    assert check_symbolic("x/4", "0.25 x", R).status == "correct"
+    far = check_symbolic("x/3", "0.7 x", R)
     assert far.status == "incorrect" and far.note != "inexact-decimal"
 
 
 def test_decimals_tolerance_applies_only_to_decimal_answers(inprocess):
     tol = {"rtol": 1e-3}
-    assert grading.check_symbolic("x/3", "0.3333 x", R, decimals=tol).status == "correct"
-    assert grading.check_symbolic("x/3", "0.33 x", R, decimals=tol).status == "incorrect"
-    assert grading.check_symbolic("x/3", "x/3 + x/10^6", R, decimals=tol).status == "incorrect"
+    assert check_symbolic("x/3", "0.3333 x", R, decimals=tol).status == "correct"
+    assert check_symbolic("x/3", "0.33 x", R, decimals=tol).status == "incorrect"
+    assert check_symbolic("x/3", "x/3 + x/10^6", R, decimals=tol).status == "incorrect"
 
 
 def test_within_tolerance_is_numeric_only():

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from checkers import grading
+from checkers.kinds.symbolic.standalone import check_symbolic
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = yaml.safe_load((ROOT / "tests/fixtures/equivalence_table.yaml").read_text(encoding="utf-8"))["rows"]
@@ -22,7 +22,7 @@ def test_table_is_big_and_covers_every_outcome():
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{i}:{r['answer'][:30]}" for i, r in enumerate(ROWS)])
 def test_row(row, inprocess):
-    v = grading.check_symbolic(row["expected"], row["answer"], row["variables"], row.get("mode", "equivalent"),
+    v = check_symbolic(row["expected"], row["answer"], row["variables"], row.get("mode", "equivalent"),
                                constants=row.get("constants"), decimals=row.get("decimals"))
     assert v.status == row["outcome"], (row["comment"], v.note, v.details, v.feedback["en"])
     assert v.consumes_attempt == (row["outcome"] != "undecided")

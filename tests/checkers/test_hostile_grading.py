@@ -18,6 +18,8 @@ import json
 import pytest
 
 from checkers import grading, sandbox
+from checkers.kinds.symbolic.standalone import check_symbolic
+from checkers.kinds.derivation.standalone import check_derivation
 from checkers.budget import count_calls
 from checkers.kinds import array as array_kind
 
@@ -139,7 +141,7 @@ def pool():
     sandbox.set_inprocess(False)
     sandbox.get_pool().start()
     for _ in range(sandbox.get_pool().size):
-        grading.check_symbolic("x + 1", "1 + x", V)
+        check_symbolic("x + 1", "1 + x", V)
     yield
     sandbox.set_inprocess(before)
 
@@ -162,17 +164,17 @@ def test_the_suite_is_big_enough():
 @pytest.mark.parametrize("name,template", HOSTILE, ids=[n for n, _ in HOSTILE])
 def test_check_symbolic(pool, tmp_path, name, template):
     s = tmp_path / "sentinel"
-    _graded(lambda: grading.check_symbolic("x + 1", _text(template, s), V, timeout=LIMIT_S), s)
+    _graded(lambda: check_symbolic("x + 1", _text(template, s), V, timeout=LIMIT_S), s)
 
 
 @pytest.mark.parametrize("name,template", HOSTILE, ids=[n for n, _ in HOSTILE])
 def test_check_derivation(pool, tmp_path, name, template):
     s = tmp_path / "sentinel"
     text = _text(template, s)
-    _graded(lambda: grading.check_derivation([text], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
+    _graded(lambda: check_derivation([text], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
     # a hostile step in the middle of an otherwise sound chain, and as a continuation
-    _graded(lambda: grading.check_derivation(["x + 1", text, "1 + x"], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
-    _graded(lambda: grading.check_derivation(["x + 1", "= " + text], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
+    _graded(lambda: check_derivation(["x + 1", text, "1 + x"], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
+    _graded(lambda: check_derivation(["x + 1", "= " + text], "x + 1", "1 + x", V, timeout=LIMIT_S), s)
 
 
 SPECS = {
@@ -255,7 +257,7 @@ def test_hostile_derivations(pool, tmp_path, name, raw):
     spec = SPECS["derivation"]
     _graded(lambda: grading.grade(raw, spec, {}, timeout=LIMIT_S), s)
     if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
-        _graded(lambda: grading.check_derivation(raw, spec["start"], spec["goal"], V, timeout=LIMIT_S), s)
+        _graded(lambda: check_derivation(raw, spec["start"], spec["goal"], V, timeout=LIMIT_S), s)
 
 
 # -- numeric, array and choice parts given hostile structures ----------------------------------

@@ -4,7 +4,7 @@ corpus of labelled answer pairs were identical answers refused as "too large")."
 
 import pytest
 
-from checkers.grading import check_symbolic
+from checkers.kinds.symbolic.standalone import check_symbolic
 
 V = {"x": {}, "a": {}, "y": {}}
 

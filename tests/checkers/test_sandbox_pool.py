@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from checkers import grading, sandbox
+from checkers import sandbox
+from checkers.kinds.symbolic.standalone import check_symbolic
 from checkers.worker_pool import PoolBusy, SandboxError, TaskTimeout, WorkerPool
 
 #: Far beyond every limit below: the task can only end by being killed.
@@ -102,8 +103,8 @@ def test_symbolic_grading_in_the_real_pool_from_a_thread():
         V = {"p": {"domain": "probability"}, "q": {"domain": "probability"}}
 
         def work():
-            out.append(grading.check_symbolic("q/p - log(q/p) - 1", "q/p - log q + log p - 1", V))
-            out.append(grading.check_symbolic("q/p - log(q/p) - 1", "q/p + log(q/p) - 1", V))
+            out.append(check_symbolic("q/p - log(q/p) - 1", "q/p - log q + log p - 1", V))
+            out.append(check_symbolic("q/p - log(q/p) - 1", "q/p + log(q/p) - 1", V))
 
         t = threading.Thread(target=work)
         t.start()
@@ -111,11 +112,11 @@ def test_symbolic_grading_in_the_real_pool_from_a_thread():
         assert [v.status for v in out] == ["correct", "incorrect"]
         # A limit no worker can meet: the answer is a time-out verdict (or, if the worker answered
         # first, the right one), never an exception and never a wait for the whole computation.
-        v = grading.check_symbolic("x", "x", {"x": {}}, timeout=0.000001)
+        v = check_symbolic("x", "x", {"x": {}}, timeout=0.000001)
         assert (v.status, v.note) in (("undecided", "timeout"), ("correct", v.note)), (v.status, v.note)
         assert not (v.status == "undecided" and v.consumes_attempt)
         # the pool still answers afterwards
-        assert grading.check_symbolic("x + 1", "1 + x", {"x": {}}).status == "correct"
+        assert check_symbolic("x + 1", "1 + x", {"x": {}}).status == "correct"
     finally:
         sandbox.set_inprocess(before)
 
