@@ -15,6 +15,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    url_for)
 from markupsafe import Markup
 from checkers.bank import BankError
+from checkers.kinds import all_kinds, find_kind
 
 from ..auth import AccountError, authenticate_password, create_token, list_tokens, revoke_token
 from ..httpkit.csrf import check_csrf, csrf_token
@@ -41,18 +42,18 @@ PUBLIC = {"author.login", "author.static"}
 
 #: What the editor starts from for a new question (bilingual question content, in its own file).
 NEW_TEMPLATE = Path(__file__).with_name("new_question.yaml").read_text(encoding="utf-8")
-#: A starter question per answer kind (``starters/<kind>.yaml``), each valid and passing its self-test.
-STARTERS_DIR = Path(__file__).with_name("starters")
 
 
 def starter_kinds() -> list[str]:
-    return sorted(p.stem for p in STARTERS_DIR.glob("*.yaml"))
+    """The kinds that offer a starter question (``Kind.starter_file``: ``starter.yaml`` in the kind's folder,
+    valid and passing its self-test)."""
+    return [k.name for k in all_kinds() if k.starter_file is not None]
 
 
 def starter_text(kind: str | None) -> str:
-    if kind and kind in starter_kinds():
-        return (STARTERS_DIR / f"{kind}.yaml").read_text(encoding="utf-8")
-    return NEW_TEMPLATE
+    found = find_kind(kind)
+    path = found.starter_file if found is not None else None
+    return path.read_text(encoding="utf-8") if path is not None else NEW_TEMPLATE
 
 
 # --------------------------------------------------------------------------- hooks

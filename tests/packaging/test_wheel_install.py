@@ -55,8 +55,8 @@ def test_the_wheel_lists_every_served_file(built):
     assert "quizapp/translations/zh/LC_MESSAGES/messages.mo" in names
     assert "checkers/translations/zh/LC_MESSAGES/checkers.mo" in names
     assert "quizapp/static/vendor/code-editor.js" in names
-    starters = {p.name for p in (ROOT / "quizapp" / "authoring" / "starters").glob("*.yaml")}
-    assert starters and {f"quizapp/authoring/starters/{s}" for s in starters} <= set(names)
+    starters = {str(p.relative_to(ROOT)) for p in (ROOT / "checkers" / "kinds").glob("*/starter.yaml")}
+    assert starters and starters <= set(names)
     versions = {p.name for p in (ROOT / "migrations" / "versions").glob("*.py")}
     assert {f"quizapp/bundled/migrations/versions/{v}" for v in versions} <= set(names)
     bank = {str(p.relative_to(src)) for p in (src / "questions").rglob("*.yaml")}
