@@ -132,14 +132,6 @@ def with_top_key(text: str, key: str, value: Any) -> str:
     return buf.getvalue()
 
 
-def roundtrip(text: str) -> str:
-    """Load and dump with ruamel.yaml's round-trip mode: an author's file comes back as written."""
-    y = _yaml(text)
-    buf = io.StringIO()
-    y.dump(y.load(text), buf)
-    return buf.getvalue()
-
-
 def line_excerpt(text: str, line: int) -> str:
     """Line ``line`` (1-based) of ``text``, at most 200 characters."""
     lines = text.splitlines()
