@@ -19,6 +19,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from .. import grading
+from ..kinds.base import find_kind
 from ..mathparse import evaluate_numeric
 from ..params import resolve_value, substitute_text
 from ..verdict import AnswerParseError, SpecError
@@ -69,11 +70,13 @@ def _expressions(data: Mapping[str, Any]) -> Iterable[tuple[str, Any, str]]:
     for i, part in enumerate(data.get("parts") or []):
         if not isinstance(part, Mapping):
             continue
+        kind = find_kind(part.get("kind"))
+        numbers = kind is None or kind.param_exprs  # else ``expr`` is the answer's own formula (Kind.param_exprs)
         exp = part.get("expected")
-        if isinstance(exp, Mapping) and isinstance(exp.get("expr"), str) and part.get("kind") != "symbolic":
+        if isinstance(exp, Mapping) and isinstance(exp.get("expr"), str) and numbers:
             yield f"parts[{i}].expected.expr", part.get("id"), exp["expr"]
         for j, m in enumerate(part.get("mistakes") or []):
-            if isinstance(m, Mapping) and isinstance(m.get("expr"), str) and part.get("kind") != "symbolic":
+            if isinstance(m, Mapping) and isinstance(m.get("expr"), str) and numbers:
                 yield f"parts[{i}].mistakes[{j}].expr", part.get("id"), m["expr"]
 
 
