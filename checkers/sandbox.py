@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-import time
 from typing import Any, Callable
 
 from .worker_pool import WorkerPool, in_worker
@@ -43,18 +42,10 @@ def notify_kill(reason: str) -> None:
             pass
 
 
-# -- probes: importable by name in every worker (used by tests and the benchmark) ------------------
+# -- the readiness check's task (``/readyz``: a worker answers) -------------------------------------
 def probe_echo(value: Any) -> Any:
+    """``value`` back, from a worker: the pool starts, runs a task and returns its result."""
     return value
-
-
-def probe_sleep(seconds: float) -> float:
-    time.sleep(seconds)
-    return seconds
-
-
-def probe_pid() -> int:
-    return os.getpid()
 
 
 # -- the process-wide default pool ------------------------------------------------------------------
@@ -131,5 +122,4 @@ def _after_fork_in_child() -> None:
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
-__all__ = ["add_kill_listener", "get_pool", "is_inprocess", "notify_kill", "probe_echo", "probe_pid", "probe_sleep",
-           "run", "set_inprocess", "shutdown"]
+__all__ = ["add_kill_listener", "get_pool", "is_inprocess", "notify_kill", "probe_echo", "run", "set_inprocess", "shutdown"]

@@ -19,6 +19,7 @@ from checkers import sandbox
 from checkers.kinds.symbolic.standalone import check_symbolic
 from checkers.mathparse import parse_math
 from checkers.worker_pool import WorkerPool
+from sandbox_probes import probe_pid
 
 V = {"x": {"real": True}, "y": {"real": True}}
 
@@ -48,14 +49,14 @@ def _compare(pool, *args, **kwargs):
 
 
 def test_a_long_sympy_call_is_interrupted_at_the_budget_and_not_cached(one_worker):
-    pid = one_worker.run(sandbox.probe_pid)
+    pid = one_worker.run(probe_pid)
     one_worker.run(eq.clear_cache)
     # require_proof: the numeric agreement cannot settle it, so the symbolic layer works to the deadline
     r = _compare(one_worker, P(BIG_E), P(BIG_A), V, time_budget=0.3, require_proof=True)
     assert r.outcome == "undecided" and r.timed_out
     assert one_worker.run(eq.cache_size) == 0
     # the worker was interrupted, not killed
-    assert one_worker.run(sandbox.probe_pid) == pid and one_worker.stats.timeouts == 0
+    assert one_worker.run(probe_pid) == pid and one_worker.stats.timeouts == 0
 
 
 def test_strong_numeric_agreement_is_enough_and_a_cut_short_proof_is_not_cached(one_worker):
@@ -75,11 +76,11 @@ def test_strong_numeric_agreement_is_enough_and_a_cut_short_proof_is_not_cached(
     ("(x+1)^200", "(x^2 + 2x + 1)^100 + x/10^6", ("not_equal", "undecided")),
 ])
 def test_large_powers_finish_within_the_budget(one_worker, e, a, allowed):
-    pid = one_worker.run(sandbox.probe_pid)
+    pid = one_worker.run(probe_pid)
     r = _compare(one_worker, P(e), P(a), V, time_budget=0.4)
     assert r.outcome in allowed, (e, a, r)
     # the soft budget ended the work: the worker answered itself, it was not killed at the hard limit
-    assert one_worker.run(sandbox.probe_pid) == pid and one_worker.stats.timeouts == 0
+    assert one_worker.run(probe_pid) == pid and one_worker.stats.timeouts == 0
 
 
 def test_finished_results_are_cached_in_the_worker(one_worker):

@@ -11,6 +11,7 @@ import pytest
 from checkers import sandbox
 from checkers.kinds.symbolic.standalone import check_symbolic
 from checkers.worker_pool import PoolBusy, SandboxError, TaskTimeout, WorkerPool
+from sandbox_probes import probe_pid, probe_sleep
 
 #: Far beyond every limit below: the task can only end by being killed.
 NEVER = 60
@@ -36,14 +37,14 @@ def test_runs_and_returns(pool):
 
 
 def test_timeout_kills_and_pool_recovers(one_worker):
-    pid_before = one_worker.run(sandbox.probe_pid)
+    pid_before = one_worker.run(probe_pid)
     with pytest.raises(TaskTimeout):
-        one_worker.run(sandbox.probe_sleep, NEVER, timeout=0.5)
+        one_worker.run(probe_sleep, NEVER, timeout=0.5)
     assert (one_worker.stats.timeouts, one_worker.stats.replaced) == (1, 1)
     # the next task waits for the replacement (the queue timeout, not a clock in the test, bounds that)
     assert one_worker.run(sandbox.probe_echo, 7, timeout=30) == 7
-    assert one_worker.run(sandbox.probe_pid) != pid_before
-    assert one_worker.run(sandbox.probe_pid) != os.getpid()
+    assert one_worker.run(probe_pid) != pid_before
+    assert one_worker.run(probe_pid) != os.getpid()
 
 
 def test_exceptions_come_back(pool):
@@ -69,12 +70,12 @@ def test_works_from_non_main_threads(pool):
 
 
 def test_timeout_from_a_thread(one_worker):
-    pid_before = one_worker.run(sandbox.probe_pid)
+    pid_before = one_worker.run(probe_pid)
     out = []
 
     def work():
         try:
-            out.append(("returned", one_worker.run(sandbox.probe_sleep, NEVER, timeout=0.3)))
+            out.append(("returned", one_worker.run(probe_sleep, NEVER, timeout=0.3)))
         except TaskTimeout as exc:
             out.append(("timeout", exc.timeout))
 
@@ -83,14 +84,14 @@ def test_timeout_from_a_thread(one_worker):
     t.join()
     assert out == [("timeout", 0.3)]
     assert one_worker.stats.timeouts == 1
-    assert one_worker.run(sandbox.probe_pid) != pid_before
+    assert one_worker.run(probe_pid) != pid_before
 
 
 def test_inprocess_switch():
     before = sandbox.is_inprocess()
     sandbox.set_inprocess(True)
     try:
-        assert sandbox.run(sandbox.probe_pid) == os.getpid()
+        assert sandbox.run(probe_pid) == os.getpid()
     finally:
         sandbox.set_inprocess(before)
 
@@ -127,7 +128,7 @@ def test_guarded_grading_turns_a_timeout_into_undecided():
     sandbox.set_inprocess(False)
     try:
         timeouts = sandbox.get_pool().stats.timeouts
-        v = run_guarded(sandbox.probe_sleep, NEVER, timeout=0.3)
+        v = run_guarded(probe_sleep, NEVER, timeout=0.3)
         assert (v.status, v.note) == ("undecided", "timeout") and not v.consumes_attempt
         assert v.feedback["en"] and v.feedback["zh"]
         assert sandbox.get_pool().stats.timeouts == timeouts + 1  # the worker was killed, not waited for
@@ -142,12 +143,12 @@ def test_an_unpicklable_task_is_refused_without_losing_the_worker():
     p = WorkerPool(1, preload=(), queue_timeout=0)
     try:
         p.start()
-        pid = p.run(sandbox.probe_pid)
+        pid = p.run(probe_pid)
         for _ in range(3):
             with pytest.raises(SandboxError) as ei:
                 p.run(sandbox.probe_echo, lambda: 1, timeout=5)
             assert not isinstance(ei.value, PoolBusy)
         assert p.run(sandbox.probe_echo, 3, timeout=5) == 3
-        assert p.run(sandbox.probe_pid) == pid and p.stats.replaced == 0
+        assert p.run(probe_pid) == pid and p.stats.replaced == 0
     finally:
         p.shutdown()
