@@ -213,8 +213,8 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, card: review
            keep_summary: Callable[[Session], None] | None = None) -> Any:
     """Write the learner (unless known to exist), the attempt, then ``card.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
-    (:func:`quizapp.group_commit.write_together`), where the learners, the attempts and the review cards of the group
-    are each one statement (:meth:`quizapp.study.review.CardChange.rows`); ``keep_summary``
+    (:func:`quizapp.group_commit.write_together`), where the learners, the attempts and the review cards of
+    the group are each one statement (:meth:`quizapp.study.review.CardChange.rows`); ``keep_summary``
     (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question. Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued
     behind it."""
@@ -329,8 +329,10 @@ def _with_policy(session: Session, attempt: Attempt, data: Mapping[str, Any], la
                  *, solution: bool = True, current: policy.PracticeState | None = None) -> dict:
     """Add the learner's ``practice`` state on the attempt's variant, and the ``solution`` only when the
     attempt policy lets it be shown (:mod:`quizapp.study.policy`)."""
-    if current is None:
-        current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data)
+    if current is None:  # the learner's stored summary of the question, not every attempt on it
+        known = summary.read(session, attempt.learner_id, attempt.question_id, attempt.question_version_id, data)
+        current = policy.state(session, attempt.learner_id, attempt.question_id, attempt.variant, data,
+                               walked=known.walked)
     body["practice"] = current.view()
     for pid, part in body.get("parts", {}).items():
         record = (attempt.verdicts or {}).get(pid) or {}
