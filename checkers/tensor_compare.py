@@ -2,7 +2,8 @@
 
 This is the one comparison of the verify endpoint (``POST /api/v1/verify/<name>``) and of the ``code``
 kind (a learner's outputs and gradients against the engine's), so both report the same verdict and the
-same numbers for the same pair of arrays.
+same numbers for the same pair of arrays. The ``array`` kind applies the same rule and measures element by
+element in plain Python (an array answer is graded without loading torch); tests hold all three equal.
 
 **Tolerance rule**, element by element, ``a`` the claim and ``b`` the reference::
 

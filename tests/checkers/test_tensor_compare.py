@@ -1,6 +1,7 @@
 """checkers.tensor_compare: the tolerance rule and the error measures, checked against a plain-Python
 element loop written from the module's stated definitions (and the scalar rule of the numeric and array
-kinds), on special values, at the tolerance boundary, and on random arrays."""
+kinds), on special values, at the tolerance boundary, and on random arrays; the array kind, which applies
+them without torch, reports the same numbers."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import checkers.kinds  # noqa: F401  (registers the kinds)
 from checkers import limits
 from checkers.kinds._common import num_close
+from checkers.kinds.base import get_kind
 from checkers.tensor_compare import Comparison, compare, default_tolerance
 
 NAN, INF = math.nan, math.inf
@@ -141,3 +144,18 @@ def test_random_pairs_match_the_element_loop(pairs, tol):
     assert cmp.first_mismatch == (None if slow["first"] is None else [slow["first"]])
     assert cmp.max_abs_err == slow["max_abs_err"] and cmp.max_rel_err == slow["max_rel_err"]
     assert cmp.mismatches == sum(not num_close(a, b, rtol, atol) for a, b in zip(got, expected))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(VALUES, VALUES, st.sampled_from([None, 0.0, 1e-12, 1e-7, 1e-3])), min_size=1,
+                max_size=12),
+       st.sampled_from([(1e-6, 1e-8), (1e-4, 1e-6), (0.0, 0.0)]))
+def test_the_array_kind_reports_the_same_measures_without_torch(pairs, tol):
+    rtol, atol = tol
+    expected = [b for b, _, _ in pairs]
+    got = [a if nudge is None or not math.isfinite(b) else b * (1 + nudge) for b, a, nudge in pairs]
+    spec = {"kind": "array", "expected": {"value": expected}, "tolerance": {"rtol": rtol, "atol": atol}}
+    details = get_kind("array").grade(got, spec, {}).details
+    cmp = compare(_t(*expected), _t(*got), rtol, atol)
+    assert (details["mismatches"], details["first_mismatch"]) == (cmp.mismatches, cmp.first_mismatch)
+    assert (details["max_abs_err"], details["max_rel_err"]) == (cmp.max_abs_err, cmp.max_rel_err)

@@ -1,8 +1,10 @@
 """array: nested lists compared elementwise after a shape check.
 
 Answers are nested lists (or their JSON text) of numbers, ``"nan"``/``"inf"`` strings or plain maths
-strings. Details of a wrong answer: ``shape``, ``mismatches`` (count), ``first_mismatch`` (index list)
-and ``max_abs_err`` (over finite pairs), so the learner can find the element that is off.
+strings. Details of a wrong answer: ``shape``, ``mismatches`` (count), ``first_mismatch`` (index list),
+``max_abs_err`` and ``max_rel_err``, so the learner can find the element that is off. The rule and the
+measures are those of :mod:`checkers.tensor_compare` (the verify endpoint and the code kind), applied here
+element by element in plain Python so that grading an array never loads torch; a test holds them equal.
 """
 
 from __future__ import annotations
@@ -67,15 +69,18 @@ def _to_floats(value: Any) -> Any:
 
 
 def _compare(a: Any, b: Any, rtol: float, atol: float) -> dict[str, Any]:
-    mismatches, first, max_err = 0, None, 0.0
+    """The answer ``a`` against the expected ``b`` (same shape): checkers.tensor_compare's measures."""
+    mismatches, first, max_abs, max_rel = 0, None, 0.0, 0.0
     for (idx, x), (_, y) in zip(_flat(a), _flat(b)):
-        if math.isfinite(x) and math.isfinite(y):
-            max_err = max(max_err, abs(x - y))
+        err = 0.0 if (math.isnan(x) and math.isnan(y)) or x == y else abs(x - y)
+        err = math.inf if math.isnan(err) else err           # a NaN against a number
+        rel = 0.0 if err == 0 else (err / abs(y) if y != 0 and math.isfinite(y) else math.inf)
+        max_abs, max_rel = max(max_abs, err), max(max_rel, rel)
         if not c.num_close(x, y, rtol, atol):
             mismatches += 1
             if first is None:
                 first = list(idx)
-    return {"mismatches": mismatches, "first_mismatch": first, "max_abs_err": max_err}
+    return {"mismatches": mismatches, "first_mismatch": first, "max_abs_err": max_abs, "max_rel_err": max_rel}
 
 
 def _transpose(x: Any) -> Any:
