@@ -35,7 +35,7 @@ MAX_FREETEXT_CHARS = 20_000     # characters of a self-assessed prose answer
 
 # --- comparing tensors with the engine (checkers.tensor_compare: verify endpoint, code kind) -------------
 #: ``|a - b| <= atol + rtol * |b|`` per element, ``b`` the engine's value; these are the defaults (a verify
-#: request may give its own). Gradients use the float64 pair.
+#: request may give its own), and an array part's default tolerance. Gradients use the float64 pair.
 TENSOR_RTOL = 1e-6
 TENSOR_ATOL = 1e-8
 TENSOR_RTOL_FLOAT32 = 1e-4      # where the engine's output is float32 (about 7 significant digits)

@@ -15,13 +15,14 @@ from typing import Any, Mapping
 
 from ...limits import MAX_GRADED_ARRAY_DEPTH as MAX_DEPTH
 from ...limits import MAX_GRADED_ARRAY_ELEMENTS as MAX_ELEMENTS
+from ...limits import TENSOR_ATOL as DEFAULT_ATOL  # an array part's default: the engine comparison's
+from ...limits import TENSOR_RTOL as DEFAULT_RTOL
 from ...params import resolve_value
 from ...verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
 from .. import _common as c
 from .. import shape
 from ..base import Examples, Kind, register_kind
 
-DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-8
 
 
 def _shape(x: Any, where: str = "answer") -> tuple[int, ...]:
