@@ -71,6 +71,7 @@ def _get() -> dict[str, Any]:
                                  ["reason"], registry=registry),
                 "restarts": Counter("quizapp_worker_restarts_total", "Server workers that exited",
                                     registry=registry),
+                "children": {},  # (metric, *label values) -> its child, see _child
             }
             _owner_pid = os.getpid()
         return _metrics
@@ -84,8 +85,28 @@ def after_fork() -> None:
     _owner_pid = None
 
 
+#: Children kept by _child at most (label values come from bounded sets, but a method is any token a client
+#: sends): beyond this, each use asks its metric again.
+MAX_KEPT_CHILDREN = 4096
+
+
+def _child(name: str, *values: str) -> Any:
+    """The child of metric ``name`` for these label values (in the metric's label order): asked of the metric
+    once and kept, since ``labels()`` checks and joins the values and takes the metric's lock on every call,
+    three times per submit."""
+    m = _get()
+    kept = m["children"]
+    key = (name, *values)
+    child = kept.get(key)
+    if child is None:
+        child = m[name].labels(*values)
+        if len(kept) < MAX_KEPT_CHILDREN:
+            kept[key] = child
+    return child
+
+
 def observe_grading(kind: str, seconds: float) -> None:
-    _get()["grading"].labels(kind=str(kind)[:40]).observe(seconds)
+    _child("grading", str(kind)[:40]).observe(seconds)
 
 
 def count_kill(reason: str) -> None:
@@ -108,9 +129,9 @@ def _end(response):
     started = g.get("metrics_started")
     if started is not None:
         endpoint = request.endpoint or "unmatched"  # a 404 path must not make a label of its own
-        m = _get()
-        m["request"].labels(endpoint=endpoint, method=request.method).observe(time.perf_counter() - started)
-        m["requests"].labels(endpoint=endpoint, method=request.method, status=str(response.status_code)).inc()
+        method = request.method
+        _child("request", endpoint, method).observe(time.perf_counter() - started)
+        _child("requests", endpoint, method, str(response.status_code)).inc()
     return response
 
 
