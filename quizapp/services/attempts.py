@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 from checkers.bank import VARIANT_MAX, params_for, solution_view
-from checkers.kinds import Kind, get_kind
+from checkers.kinds import Kind, find_kind, get_kind
 from flask import current_app, has_app_context
 
 from ..group_commit import write_together
@@ -144,7 +144,8 @@ def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, A
     return verdicts
 
 
-def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str) -> dict[str, dict]:
+def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str,
+                  kinds: Mapping[str, Kind | None]) -> dict[str, dict]:
     out = {}
     for pid, v in verdicts.items():
         weight = float(v.get("weight", 1))
@@ -158,10 +159,9 @@ def _render_parts(verdicts: Mapping[str, Mapping[str, Any]], lang: str) -> dict[
             "interpreted_as": v.get("interpreted_as"),
             "details": localize(v.get("details") or {}, lang),
         }
-        details = v.get("details") or {}
-        if "steps" in details:
-            part["steps"] = localize(details["steps"], lang)
-            part["first_error"] = details.get("first_error")
+        kind = kinds.get(pid)
+        if kind is not None:  # what the kind lifts out of its details (derivation: the steps)
+            part.update(localize(kind.read_back(v.get("details") or {}), lang))
         out[pid] = part
     return out
 
@@ -175,7 +175,12 @@ def shown_solution(data: Mapping[str, Any], variant: int, lang: str) -> dict[str
         return None
 
 
-def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solution: bool = True) -> dict:
+def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solution: bool = True,
+                   kinds: Mapping[str, Kind | None] | None = None) -> dict:
+    """The stored attempt as the API returns it; ``kinds``: each part's kind when the caller has them (an
+    unknown kind, e.g. of an old version, adds nothing of its own)."""
+    if kinds is None:
+        kinds = {p["id"]: find_kind(p.get("kind")) for p in data.get("parts") or []}
     body = {
         "attempt_id": attempt.id,
         "question_id": attempt.question_id,
@@ -185,7 +190,7 @@ def render_attempt(attempt: Attempt, data: Mapping[str, Any], lang: str, *, solu
         "max_score": attempt.max_score,
         "counted": attempt.counted,
         "created_at": iso_utc(attempt.created_at),
-        "parts": _render_parts(attempt.verdicts, lang),
+        "parts": _render_parts(attempt.verdicts, lang, kinds),
     }
     if solution:
         body["solution"] = shown_solution(data, attempt.variant, lang)
@@ -290,8 +295,8 @@ def prepare_attempt(session: Session, question_id: str, variant: Any, answers: A
     after = policy.state(session, learner_id, attempt.question_id, variant, data, walked=walked,
                          hints=before.hints)
     keep_summary = summary.writer(known, attempt, walked) if learner_id else None
-    body = _with_policy(session, attempt, data, lang, render_attempt(attempt, data, lang, solution=False),
-                        current=after)
+    body = _with_policy(session, attempt, data, lang,
+                        render_attempt(attempt, data, lang, solution=False, kinds=kinds), current=after)
     return PreparedAttempt(attempt, body, known.known, card, keep_summary, rate_review)
 
 
