@@ -88,8 +88,9 @@ def test_the_checks_of_paths_and_names_catch_what_is_gone():
         "quizapp/services/gone.py"]
     assert missing_paths("`checkers/kinds/<name>/` `checkers/nothing/<name>/` `questions/L*/*.yaml`") == [
         "checkers/nothing/<name>/"]
-    assert unresolved_names("`quizapp.services.attempts.prepare_attempt`, `checkers.kinds.base.Kind.starter_file`"
-                            " and `quizapp.services.attempts.no_such_step`.") == ["quizapp.services.attempts.no_such_step"]
+    text = ("`quizapp.services.attempts.prepare_attempt`, `checkers.kinds.base.Kind.starter_file` and "
+            "`quizapp.services.attempts.no_such_step`.")
+    assert unresolved_names(text) == ["quizapp.services.attempts.no_such_step"]
 
 
 def test_every_path_named_exists():
@@ -186,10 +187,14 @@ def test_the_example_kind_grades_through_the_app(example_kind, tmp_path):
         shown = client.get(f"/api/v1/questions/{qid}?variant={VARIANT}").get_json()
         assert shown["parts"][0]["kind"] == "count" and "expected" not in shown["parts"][0]
 
-        r = client.post(f"/api/v1/questions/{qid}/validate", json={"variant": VARIANT, "part": "a", "answer": f" {pairs}.0"})
-        assert r.get_json()["valid"] is True and r.get_json()["interpreted_as"]["text"] == str(pairs)
-        r = client.post(f"/api/v1/questions/{qid}/validate", json={"variant": VARIANT, "part": "a", "answer": "six"})
-        assert r.get_json()["valid"] is False and r.get_json()["error"]["column"] == 0
+        def validate(answer):
+            return client.post(f"/api/v1/questions/{qid}/validate",
+                               json={"variant": VARIANT, "part": "a", "answer": answer}).get_json()
+
+        read = validate(f" {pairs}.0")
+        assert read["valid"] is True and read["interpreted_as"]["text"] == str(pairs)
+        unread = validate("six")
+        assert unread["valid"] is False and unread["error"]["column"] == 0
 
         def submit(answer):
             return client.post(f"/api/v1/questions/{qid}/attempts", json={"variant": VARIANT, "answers": {"a": answer}})
