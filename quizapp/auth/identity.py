@@ -18,7 +18,7 @@ from ..config import SIGN_IN_MAX_DAYS
 from ..db import get_session
 from ..models import LearnerAccount
 from .guard import current_principal
-from .sessions import session_is_open
+from .sessions import account_of_open_session
 from ..learner_cookie import is_learner_id, learner_serializer
 
 #: The attribute of a blueprint whose endpoints accept a learner's personal token (see :func:`accept_tokens`).
@@ -50,11 +50,10 @@ def _load_user(user_id: str):
     if not isinstance(user_id, str) or len(user_id) > 128:
         return None
     learner_id, _, sid = user_id.partition(":")
-    db = get_session()
-    if not sid or not session_is_open(db, sid, learner_id, max_age_s=max_age_s()):
-        return None  # signed out, too old (or a cookie from before sessions were kept): anonymous again
-    account = db.get(LearnerAccount, learner_id)
-    return AccountUser(account, sid) if account is not None else None
+    if not sid:
+        return None  # a cookie from before sessions were kept: anonymous again
+    account = account_of_open_session(get_session(), sid, learner_id, max_age_s=max_age_s())
+    return AccountUser(account, sid) if account is not None else None  # None: signed out or too old
 
 
 def max_age_s() -> float:
