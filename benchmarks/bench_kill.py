@@ -8,7 +8,15 @@ SIGKILL, the server is started again on the same SQLite file and the clients go 
 requests are spent. Requests in flight during a kill fail without an answer (counted, not acknowledged).
 At the end: acknowledged attempts, how many of them the database holds (must be all), integrity check.
 
+``--keepalive`` measures something else: C clients each keep one HTTP/1.1 connection open and read a
+question again and again (reconnecting when the server closes it); one worker gets SIGKILL, and every
+half second after it the script counts the established connections each worker holds (``/proc/net/tcp``
+against each worker's sockets). Where a connection served any number of requests, the clients of the
+killed worker reconnected before its replacement existed and stayed on the survivor, and the replacement
+held none; with connections bounded to ``quizapp.serving.MAX_REQUESTS_PER_CONNECTION`` requests they spread.
+
     python benchmarks/bench_kill.py --clients 64 --rounds 5 --requests 30
+    python benchmarks/bench_kill.py --keepalive --clients 16
 """
 
 from __future__ import annotations
@@ -44,13 +52,95 @@ def serve(tmp: Path, db: Path, port: int, workers: int) -> subprocess.Popen:
                  {"DATABASE_URL": f"sqlite:///{db}", "SECRET_KEY": "kill", "QUIZ_LOG_JSON": "0"}, tmp / "serve.log")
 
 
+def socket_inodes(pid: int) -> set[str]:
+    """The inodes of the sockets ``pid`` holds open."""
+    inodes = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def established(port: int) -> set[str]:
+    """Inodes of the established TCP connections whose local port is ``port`` (the server's side)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                found.add(fields[9])
+    return found
+
+
+def keepalive_spread(clients: int, workers: int) -> None:
+    """The ``--keepalive`` measurement (module docstring)."""
+    import http.client  # local: only this measurement keeps connections open
+
+    with tempfile.TemporaryDirectory(prefix="bench-keepalive-") as d:
+        tmp = Path(d)
+        port = free_port()
+        proc = serve(tmp, tmp / "keepalive.sqlite3", port, workers)
+        stop = threading.Event()
+        served = [0]
+        lock = threading.Lock()
+
+        def client() -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            while not stop.is_set():
+                try:
+                    conn.request("GET", f"/api/v1/questions/{QID}")
+                    conn.getresponse().read()
+                    with lock:
+                        served[0] += 1
+                except (OSError, http.client.HTTPException):
+                    conn.close()  # the next request opens a new connection
+                    time.sleep(0.01)
+
+        threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+        for t in threads:
+            t.start()
+        time.sleep(4.0)  # past the start: the first workers were replaced by warm ones (quizapp.serving_warm)
+        before = children(proc.pid)
+        victim = before[0]
+        os.kill(victim, signal.SIGKILL)
+        print(f"{clients} keep-alive clients, {workers} workers; killed worker {victim}")
+        for step in range(1, 9):
+            time.sleep(0.5)
+            conns = established(port)
+            held = {pid: len(socket_inodes(pid) & conns) for pid in children(proc.pid)}
+            new = [pid for pid in held if pid not in before]
+            print(f"  t+{step * 0.5:.1f} s: connections per worker "
+                  + ", ".join(f"{pid}{' (replacement)' if pid in new else ''}: {n}" for pid, n in held.items()))
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+        print(f"  {served[0]} requests answered in all")
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--keepalive", action="store_true", help="the keep-alive spread after a kill instead")
     ap.add_argument("--clients", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--requests", type=int, default=30, help="requests per client per round")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
+    if args.keepalive:
+        keepalive_spread(args.clients, args.workers)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-kill-") as d:
         tmp = Path(d)
         db, port = tmp / "kill.sqlite3", free_port()

@@ -81,7 +81,10 @@ def _worker_main(conn, preload: tuple[str, ...], memory_mb: int | None) -> None:
         except Exception:  # a missing optional module must not stop the worker from serving
             pass
     _limit_memory(memory_mb)
-    conn.send(("ready", os.getpid()))
+    try:
+        conn.send(("ready", os.getpid()))
+    except OSError:  # the process that asked for this worker left while it started (a retired server worker)
+        return
     while True:
         try:
             msg = conn.recv()

@@ -8,6 +8,13 @@ cores), each with ``threads`` request threads (the ``gthread`` worker), all acce
   the reference engine runs on CUDA: a CUDA context does not survive ``fork``. This is why the maths parser
   (sympy, the larger part of importing the app) stays imported at start: the answer kinds that load the
   bank need it, and a worker gets it for free; imported lazily it would land on a learner's first answer.
+* **Warm workers, fast launch** (:mod:`quizapp.serving_warm`): the first workers are forked as soon as the
+  app is built; the master then imports the reference engine (torch) in a thread, and every later worker
+  (a replacement for a killed one, a rolling restart's) is forked from the warm master, the first ones
+  being replaced by warm ones once it is done.
+* **Keep-alive is bounded**: a connection is closed after its :data:`MAX_REQUESTS_PER_CONNECTION`-th
+  answer, so that clients spread again over the workers (after a worker was killed, those on the
+  survivor used to stay there, and its replacement served nobody).
 * **Per process after the fork.** Everything holding a file descriptor, a thread or a lock is made again in
   each worker: the SQLAlchemy pool is disposed without closing the parent's connections
   (``engine.dispose(close=False)``, SQLAlchemy's "Using Connection Pools with Multiprocessing"), the
@@ -32,6 +39,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from typing import Any, Callable, Sequence
 
 from flask import Flask
@@ -104,7 +112,7 @@ def warm_templates(app: Flask) -> None:
         env.bytecode_cache = None  # requests never write there: every template is compiled now
 
 
-def tune_collector() -> None:
+def tune_collector(*, collect: bool = True) -> None:
     """Set the cyclic garbage collector for serving: called once the app is built, in the master just
     before gunicorn forks the workers (in each worker when it builds its own app), and before waitress serves.
 
@@ -118,11 +126,47 @@ def tune_collector() -> None:
       six times per request, and promoted the request's objects, still alive, to the older generations,
       whose collections were then slow too (7% of the CPU time of pages and submits, in process). At 50,000 the
       request's objects are freed by reference counting first, and little is left to collect.
+
+    ``collect=False`` skips the full collection that comes first (60-90 ms of the launch): the master that
+    warms itself (:mod:`quizapp.serving_warm`) collects and freezes again in its thread, before any later
+    fork, and its first workers, which carry that garbage, are replaced once it is done.
     """
-    gc.collect()  # what is garbage already is not kept for ever
+    if collect:
+        gc.collect()  # what is garbage already is not kept for ever
     gc.freeze()
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+
+
+#: Answers on one keep-alive connection before the server closes it (``Connection: close`` on the last):
+#: the client's next connection is accepted by whichever worker is free first, so a replacement worker
+#: gets its share of clients within a few hundred requests instead of never. One new TCP connection per
+#: hundred requests costs nothing measurable (nginx's ``keepalive_requests`` bounds it the same way).
+MAX_REQUESTS_PER_CONNECTION = 100
+
+
+def bound_keepalive(_worker, req) -> None:
+    """gunicorn's ``pre_request`` hook: the :data:`MAX_REQUESTS_PER_CONNECTION`-th request of a connection
+    is its last (``req.req_number`` counts the requests parsed on the connection, from 1)."""
+    if req.req_number >= MAX_REQUESTS_PER_CONNECTION:
+        req.must_close = True
+
+
+def start_grader_pool() -> threading.Thread:
+    """Start this process's grader pool (:mod:`checkers.sandbox`) in a thread: its fork server imports sympy
+    and the checkers (about a second of a core), which the first symbolic check would otherwise wait for.
+    A failure is left for that check to meet and report, as before."""
+    from checkers import sandbox  # local: imported with the app already; only warm workers start it early
+
+    def run() -> None:
+        try:
+            sandbox.get_pool().start()
+        except Exception:  # noqa: BLE001 - the first check starts it again and reports its own error
+            log.warning("starting the grader pool early failed", exc_info=True)
+
+    thread = threading.Thread(target=run, name="quiz-start-grader-pool", daemon=True)
+    thread.start()
+    return thread
 
 
 def after_fork(app: Flask) -> None:
@@ -134,13 +178,15 @@ def after_fork(app: Flask) -> None:
     ops_after_fork(app)
 
 
-#: Exited workers not counted yet, and whether a count is running (see :func:`child_exit`).
-_exits_pending: list[int] = []
+#: Exited workers not counted yet (pid, whether it counts as a restart), and whether a count is running
+#: (see :func:`child_exit`).
+_exits_pending: list[tuple[int, bool]] = []
 _counting_exits = False
 
 
 def child_exit(_server, worker) -> None:
-    """gunicorn's hook in the master when a worker has exited: count it (``/metrics``).
+    """gunicorn's hook in the master when a worker has exited: count it (``/metrics``), unless a warm worker
+    replaced it (:func:`quizapp.serving_warm.retired_cold`: that is part of starting, not a restart).
 
     gunicorn runs it inside its SIGCHLD handler. Counting takes locks (the metrics' own and their value
     files'), and a second SIGCHLD handled while they are held (the two retiring workers of a rolling
@@ -149,12 +195,13 @@ def child_exit(_server, worker) -> None:
     its worker; the running one counts it before it returns. (Blocking SIGCHLD meanwhile is not enough: a
     process may take the signal on another of its threads.)"""
     global _counting_exits
-    _exits_pending.append(worker.pid)
+    _exits_pending.append((worker.pid, not getattr(worker, "quiz_retired_cold", False)))
     while not _counting_exits and _exits_pending:
         _counting_exits = True
         try:
             while _exits_pending:
-                worker_exited(_exits_pending.pop(0))
+                pid, restart = _exits_pending.pop(0)
+                worker_exited(pid, restart=restart)
         finally:
             _counting_exits = False
         # a worker queued between the last count and the line above is counted by the next round
@@ -170,6 +217,9 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
     every request from the ``threads``. ``pin_cpus``: the CPUs the workers are held to, one each
     (:mod:`quizapp.serving_cpus`); empty leaves them free."""
     from gunicorn.app.base import BaseApplication  # local: gunicorn is imported only where it serves
+    from gunicorn.arbiter import Arbiter  # local: the same
+
+    from .serving_warm import WarmingArbiter  # local: imports gunicorn
 
     preload = app_factory is None or preload_is_safe(app)
     def when_ready(_server) -> None:
@@ -179,6 +229,8 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
                  f"database {db_label})")
 
     def pre_fork(server, worker) -> None:
+        if isinstance(server, WarmingArbiter):
+            server.before_fork(worker)  # waits for the engine's import in progress (quizapp.serving_warm)
         if pin_cpus:
             serving_cpus.assign(server, worker, pin_cpus)
 
@@ -188,6 +240,8 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         worker.write_threads = write_threads  # the worker makes its pool (quizapp.serving_worker)
         if preload:
             after_fork(app)
+        if getattr(worker, "quiz_warm", False):
+            start_grader_pool()
 
     def post_worker_init(worker) -> None:
         if not preload:  # the worker built its own app
@@ -209,6 +263,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         # A request grades within GRADE_TIMEOUT; a worker silent for much longer than that is stuck.
         "timeout": max(60, int(float(app.config.get("GRADE_TIMEOUT", 10)) * 4)),
         "keepalive": 5,
+        "pre_request": bound_keepalive,
         "accesslog": None,
         "errorlog": "-",
         "loglevel": os.environ.get("GUNICORN_LOGLEVEL", "info"),
@@ -230,6 +285,14 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         def load(self) -> Flask:
             return app if preload else app_factory()  # type: ignore[misc]
 
+        def run(self) -> None:  # BaseApplication.run with the warming master where the app is preloaded
+            try:
+                (WarmingArbiter if preload else Arbiter)(self).run()
+            except RuntimeError as exc:
+                print(f"\nError: {exc}\n", file=sys.stderr)
+                sys.stderr.flush()
+                sys.exit(1)
+
     # Each worker counts its own requests: /metrics sums the per-process files of this folder.
     own_folder = None if os.environ.get("PROMETHEUS_MULTIPROC_DIR") else tempfile.mkdtemp(prefix="quizapp-metrics-")
     metrics.enable_multiprocess(own_folder or os.environ["PROMETHEUS_MULTIPROC_DIR"])
@@ -241,7 +304,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         if database is not None:
             database.engine.dispose()  # the master keeps no connection the workers could inherit
         warm_templates(app)
-        tune_collector()
+        tune_collector(collect=False)  # the warming master collects in its thread (quizapp.serving_warm)
     master_pid = os.getpid()
     try:
         _Application().run()

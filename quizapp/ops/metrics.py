@@ -113,12 +113,14 @@ def count_kill(reason: str) -> None:
     _get()["kills"].labels(reason=str(reason)[:40]).inc()
 
 
-def worker_exited(pid: int) -> None:
-    """In the gunicorn master when a worker exits: its live-gauge files go, the restart is counted."""
+def worker_exited(pid: int, *, restart: bool = True) -> None:
+    """In the gunicorn master when a worker exits: its live-gauge files go, the restart is counted (not
+    when ``restart`` is false: a cold worker of the start retired for a warm one, quizapp.serving_warm)."""
     folder = multiprocess_dir()
     if folder:
         multiprocess.mark_process_dead(pid, folder)
-    _get()["restarts"].inc()
+    if restart:
+        _get()["restarts"].inc()
 
 
 def _begin() -> None:

@@ -32,9 +32,9 @@ def _seen() -> tuple[int, int]:
 
 
 def test_gunicorn_master_freezes_before_forking(app, frozen_counts, monkeypatch):
-    from gunicorn.app.base import BaseApplication
+    from gunicorn.arbiter import Arbiter  # the master's loop, which forks the workers
 
-    monkeypatch.setattr(BaseApplication, "run", lambda self: frozen_counts.append(_seen()))
+    monkeypatch.setattr(Arbiter, "run", lambda self: frozen_counts.append(_seen()))
     assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] != GC_YOUNG_THRESHOLD
     serving.serve_gunicorn(app, host="127.0.0.1", port=1, workers=1, threads=1, announce=lambda _line: None)
     [(frozen, young)] = frozen_counts

@@ -200,7 +200,7 @@ def test_counting_a_worker_exit_never_runs_inside_another(monkeypatch):
     held = threading.Lock()
     counted, nested = [], []
 
-    def count(pid):
+    def count(pid, restart=True):
         if not held.acquire(blocking=False):  # re-entered while the first count holds the lock
             nested.append(pid)
             return

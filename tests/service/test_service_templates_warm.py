@@ -28,12 +28,12 @@ def no_serving_side_effects(monkeypatch):
 
 
 def test_the_master_compiles_every_template_before_forking(app, tmp_path, no_serving_side_effects, monkeypatch):
-    from gunicorn.app.base import BaseApplication
+    from gunicorn.arbiter import Arbiter  # the master's loop, which forks the workers
 
     app.instance_path = str(tmp_path / "instance")  # the compiled templates are kept under the test's folder
 
     compiled_at_fork = []
-    monkeypatch.setattr(BaseApplication, "run", lambda self: compiled_at_fork.append(_compiled(app)))
+    monkeypatch.setattr(Arbiter, "run", lambda self: compiled_at_fork.append(_compiled(app)))
     assert not set(app.jinja_env.list_templates()) <= _compiled(app)
     serving.serve_gunicorn(app, host="127.0.0.1", port=1, workers=1, threads=1, announce=lambda _line: None)
     [compiled] = compiled_at_fork
