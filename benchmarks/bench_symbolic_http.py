@@ -9,7 +9,9 @@ the rows whose outcome is ``undecided`` left out, since they run to the checker'
   it may not be running yet).
 * **warm**: every pair once, after a warm-up of a few checks on *other* expressions in every worker, so the
   processes are warm but no pair was seen before (the parser's and the equivalence test's caches miss).
-* **repeat**: the same pairs again (what a class typing the same answer gets: the caches hit).
+* **repeat**: the same pairs again (what a class typing the same answer gets: the caches of the grader
+  process that checked a pair before hit; each worker has its own grader processes).
+* **same**: one warm-up check sent as many times: the server's own cost per check, with no sympy work left.
 
 Each request goes on a new connection (``Connection: close``), so gunicorn spreads them over its workers;
 ``--workers`` defaults to the server's own default (one per core). The 1-minute load average is printed
@@ -100,6 +102,7 @@ def main() -> None:
                 timed(url, WARM_UP[i % len(WARM_UP)])
             warm = [timed(url, b) for _ in range(args.passes) for b in bodies]
             repeat = [timed(url, b) for b in bodies]
+            same = [timed(url, WARM_UP[1]) for _ in range(len(bodies))]
         finally:
             testing.stop_process(proc, timeout=60)
     print(f"cores: {os.cpu_count()}; load average (1 min) before: {load_before:.2f}, after: {os.getloadavg()[0]:.2f}; "
@@ -107,6 +110,7 @@ def main() -> None:
     print(f"first    {first * 1e3:.1f} ms (the first check after the server said it listens)")
     print(line("warm", warm))
     print(line("repeat", repeat))
+    print(line("same", same))
     print("target (issue 33): warm p99 <= 50 ms")
 
 

@@ -11,6 +11,7 @@ arguments travel by pickle, so a task's function must be importable by name (mod
 
 from __future__ import annotations
 
+import gc
 import importlib
 import multiprocessing as mp
 import os
@@ -22,7 +23,9 @@ from typing import Any, Callable
 
 from . import child_cpus
 
-DEFAULT_PRELOAD = ("sympy", "checkers.equivalence", "checkers.kinds")
+#: checkers.mathparse for its ``warm_up`` (sympy's first-use costs): without it a worker's first check paid
+#: them, about 100 ms.
+DEFAULT_PRELOAD = ("sympy", "checkers.equivalence", "checkers.kinds", "checkers.mathparse")
 _START_TIMEOUT = 60.0  # a cold worker imports sympy; generous because CI machines are slow
 
 
@@ -80,6 +83,10 @@ def _worker_main(conn, preload: tuple[str, ...], memory_mb: int | None) -> None:
                 warm()
         except Exception:  # a missing optional module must not stop the worker from serving
             pass
+    # What the preloads made lives as long as the worker: out of the collector's full passes (gc.freeze),
+    # which otherwise walked all of sympy (tens of ms) inside some learner's check.
+    gc.collect()
+    gc.freeze()
     _limit_memory(memory_mb)
     try:
         conn.send(("ready", os.getpid()))
