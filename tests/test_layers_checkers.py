@@ -11,6 +11,8 @@ import ast
 import importlib.util
 from pathlib import Path
 
+from package_sources import shipped_sources
+
 ROOT = Path(importlib.util.find_spec("checkers").submodule_search_locations[0])
 
 #: The parts of ``checkers`` (a top-level module or package), lowest first: a part may import a part of its
@@ -77,7 +79,7 @@ def _part_of(path: Path) -> str:
 def _edges() -> set[tuple[str, str]]:
     """(importing part, imported part) for every import between two different parts of ``checkers``."""
     parts, edges = _parts(), set()
-    for path in ROOT.rglob("*.py"):
+    for path in shipped_sources(ROOT):
         if path == ROOT / "__init__.py":
             continue
         here = _part_of(path)
@@ -104,7 +106,7 @@ def test_the_reader_sees_relative_absolute_and_local_imports():
 
 
 def test_checkers_imports_nothing_of_the_web_service():
-    found = sorted(f"{path.relative_to(ROOT)}: {module}" for path in ROOT.rglob("*.py")
+    found = sorted(f"{path.relative_to(ROOT)}: {module}" for path in shipped_sources(ROOT)
                    for module in _imports(path) if module.split(".")[0] in WEB)
     assert found == []
 

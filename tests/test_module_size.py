@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from package_sources import shipped_sources
+
 MAX_LINES = 400
 ROOTS = {name: Path(importlib.util.find_spec(name).submodule_search_locations[0])
          for name in ("checkers", "quizapp")}
@@ -20,7 +22,7 @@ EXCEPTIONS: dict[str, str] = {}
 def _line_counts(root: Path) -> dict[str, int]:
     """Lines of every ``.py`` file under ``root``, by path relative to it (as ``wc -l`` counts them)."""
     return {path.relative_to(root).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
-            for path in sorted(root.rglob("*.py"))}
+            for path in shipped_sources(root)}
 
 
 def _too_long(package: str, root: Path) -> dict[str, int]:

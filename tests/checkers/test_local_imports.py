@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from package_sources import shipped_sources
+
 # find_spec locates a package without running it: the scan reads files and imports neither package's code
 ROOTS = {name: Path(importlib.util.find_spec(name).submodule_search_locations[0])
          for name in ("checkers", "quizapp")}
@@ -28,7 +30,7 @@ def _local_imports(tree: ast.AST):
 def _offenders(root: Path | None = None) -> list[str]:
     root = ROOT if root is None else root
     out = []
-    for path in sorted(root.rglob("*.py")):
+    for path in shipped_sources(root):
         rel = path.relative_to(root).as_posix()
         text = path.read_text(encoding="utf-8")
         lines = text.splitlines()

@@ -1,4 +1,5 @@
-"""Fixtures shared across the test folders: ``app``, the service on a migrated database holding the sample
+"""Fixtures shared by every test folder, tests/ and each kind's own tests (``checkers/kinds/<kind>/tests``; the
+testpaths of pyproject.toml): ``app``, the service on a migrated database holding the sample
 question (``tests/support/quiz_testing.py``), and ``client``, its test client.
 
 The database behind ``app`` (and the folders' own app fixtures, through ``db_url``) is chosen by
@@ -10,18 +11,18 @@ on SQLite itself carries ``@pytest.mark.sqlite_only(reason=...)``.
 """
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-# Test helpers live beside the tests, not in the installed package.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+# Test helpers live beside the tests (tests/support, on the path through pyproject.toml's pythonpath), not in
+# the installed package.
+import pg_cluster as pg
+import quiz_testing as testing
+from checkers import sandbox
+from checkers.kinds.derivation import checker as derivation_checker
 
-import pg_cluster as pg  # noqa: E402
-import quiz_testing as testing  # noqa: E402
-
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parent / "tests"
 #: The folders whose tests store through the app: they run on every database ``--db`` names.
 DB_FOLDERS = ("service", "api", "learner", "practice", "authoring", "discover", "mock")
 BACKENDS = ("sqlite", "postgresql")
@@ -123,3 +124,21 @@ def app(tmp_path, db_url):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+#: The hard limit a derivation graded in this process gets when its test gives none (its soft budget is
+#: most of it). These tests are about verdicts, not time: the library's default of one second can run out
+#: when a cold sympy cache and a garbage collection of the test worker's large heap fall in one answer,
+#: which the service never meets (it grades with its own, longer ``GRADE_TIMEOUT``). Tests of running out
+#: pass their own budget or limit.
+VERDICT_TEST_LIMIT = 10.0
+
+
+@pytest.fixture
+def inprocess(monkeypatch):
+    """Grade pure functions in this process (no hard time limit) and restore the switch afterwards."""
+    before = sandbox.is_inprocess()
+    sandbox.set_inprocess(True)
+    monkeypatch.setattr(derivation_checker, "GRADE_TIMEOUT", VERDICT_TEST_LIMIT)
+    yield
+    sandbox.set_inprocess(before)

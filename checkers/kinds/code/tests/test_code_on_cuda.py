@@ -22,7 +22,7 @@ from standalone_impls import IMPLEMENTATIONS
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: the engine on a GPU")
 
 CHECKER = CodeChecker()
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[4] / "questions"
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from checkers.coderun.runner import RunOutcome
 from checkers.kinds.code import grade as code_grade
 from checkers.kinds.code.checker import CodeChecker
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[4] / "questions"
 PART = next(p for p in load_question_file(QUESTIONS / "L1" / "code-k3-per-token.yaml")["parts"] if p["kind"] == "code")
 CHECKER = CodeChecker()
 

@@ -14,7 +14,7 @@ import pytest
 from checkers.bank import load_bank_files
 from checkers.kinds.code.checker import CodeChecker
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[4] / "questions"
 CHECKER = CodeChecker()
 
 

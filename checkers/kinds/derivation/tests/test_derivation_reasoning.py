@@ -15,7 +15,7 @@ from checkers.kinds.base import get_kind
 from checkers.params import substitute
 from checkers.verdict import SpecError
 
-ROOT = Path(__file__).resolve().parents[2] / "questions"
+ROOT = Path(__file__).resolve().parents[4] / "questions"
 BANK = load_bank(ROOT)
 DERIVATIONS = [(q["id"], q, p) for q in BANK for p in q["parts"] if p["kind"] == "derivation"]
 SEEDS = range(20)

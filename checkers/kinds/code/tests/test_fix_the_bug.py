@@ -22,7 +22,7 @@ from checkers.bank.variants import public_view
 from checkers.kinds.code.checker import CodeChecker
 from checkers.verdict import SpecError
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[4] / "questions"
 CHECKER = CodeChecker()
 
 
