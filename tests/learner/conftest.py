@@ -1,4 +1,4 @@
-"""Fixtures of the learner-memory tests: the sample app (tests/conftest.py) and helpers to answer it."""
+"""Fixtures of the learner-memory tests: the sample app (the root conftest.py) and helpers to answer it."""
 
 import pytest
 

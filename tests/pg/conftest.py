@@ -1,5 +1,5 @@
 """The tests in tests/pg/ run on a throwaway PostgreSQL cluster: ``pg_cluster`` (one per session or xdist
-worker) and ``pg_url`` (a fresh, empty database per test) come from tests/conftest.py, the cluster itself from
+worker) and ``pg_url`` (a fresh, empty database per test) come from the root conftest.py, the cluster itself from
 tests/support/pg_cluster.py. These tests are PostgreSQL's own (migrations, full-text search, locks); the
 database folders' tests run on PostgreSQL too through ``--db``.
 """

@@ -9,7 +9,7 @@ DATABASE ... TEMPLATE``: a copy of the files, far cheaper than running every mig
 
 The binaries come from ``pg_config --bindir`` or ``/usr/lib/postgresql/<version>/bin``. When they are
 missing the tests fail (``scripts/test`` installs them through ``scripts/install-postgres``).
-Fixtures using it: ``tests/conftest.py`` (``pg_cluster``, ``pg_url``, the ``app`` fixture on PostgreSQL).
+Fixtures using it: the root ``conftest.py`` (``pg_cluster``, ``pg_url``, the ``app`` fixture on PostgreSQL).
 """
 
 from __future__ import annotations

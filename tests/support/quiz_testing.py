@@ -41,7 +41,7 @@ def write_bank(root: Path, *questions: dict[str, Any]) -> Path:
 
 def make_app(tmp_path: Path, *, migrate: bool = True, database_url: str | None = None, **config: Any):
     """An app on ``database_url`` (default: SQLite at ``tmp_path/quiz.sqlite3``; the ``db_url`` fixture of
-    tests/conftest.py gives a fresh PostgreSQL database too), migrated to head (the schema comes from Alembic)."""
+    the root conftest.py gives a fresh PostgreSQL database too), migrated to head (the schema comes from Alembic)."""
     from quizapp import create_app
     from quizapp.migrate import upgrade
 
