@@ -1,5 +1,5 @@
 """The contract every answer kind keeps (``checkers.kinds.base.Kind``), as check functions over one kind:
-its folder holds its widget, assets and starter; the starter is a valid question that passes its self-test;
+its folder holds its widget, assets, starter and tests; the starter is a valid question that passes its self-test;
 its examples grade as they say; its answers and public fields fit the JSON Schema it declares for the
 OpenAPI document; a plain form answers it where it says so; its help and feedback are in every language;
 and the question page renders its widget. test_kind_contract.py runs them over the registry,
@@ -74,6 +74,11 @@ def check_files(kind: Kind) -> None:
     assert kind.plain_form in (None, "text", "widget")
     if kind.plain_form == "widget":
         assert (kind.folder / "form.html").is_file(), f"{kind.name}: plain_form is widget but no form.html"
+
+
+def check_tests(kind: Kind) -> None:
+    """A kind's own tests live in its folder (pytest collects ``checkers/kinds``; the wheel leaves them out)."""
+    assert sorted((kind.folder / "tests").glob("test_*.py")), f"{kind.name}: no tests/test_*.py in its folder"
 
 
 def check_starter(kind: Kind) -> None:
@@ -158,4 +163,5 @@ def check_page(kind: Kind, app) -> None:
             assert f'answer-{part["id"]}' in html, f"{kind.name}: the widget names no answer-{part['id']}"
 
 
-CHECKS = [check_files, check_starter, check_examples, check_public_schema, check_plain_form, check_messages]
+CHECKS = [check_files, check_tests, check_starter, check_examples, check_public_schema, check_plain_form,
+          check_messages]

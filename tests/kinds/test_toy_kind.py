@@ -5,7 +5,8 @@ subclass, its widget (``partial.html``) and its authoring starter (``starter.yam
 line, it is reached through the bank schema, the validate API, an attempt, the question page (its widget,
 input help and page field), a mock interview (a plain text form), the OpenAPI document and the authoring
 tool's starter, and it keeps the kinds' contract (tests/kinds/kind_contract.py). Nothing outside its
-folder names it; the registry is put back afterwards.
+folder names it; its own tests (``tests/test_interval.py`` in its folder) pass; the registry is put back
+afterwards.
 """
 
 from __future__ import annotations
@@ -95,6 +96,24 @@ class IntervalKind(Kind):
                         invalid=["[1, 2", "(1, 2)"])
 '''
 
+#: The toy kind's own tests, shipped in its folder as every kind's are (``tests/test_interval.py``).
+TESTS_PY = '''
+"""The interval kind graded through the facade: both ends must match, and a malformed interval is invalid."""
+
+from checkers import grading
+
+SPEC = {"kind": "interval", "low": {"expr": "1 - eps"}, "high": {"expr": "1 + eps"}}
+
+
+def test_both_ends_must_match():
+    assert grading.grade("[0.75, 1.25]", SPEC, {"eps": 0.25}).status == "correct"
+    assert grading.grade("[0.75, 1.5]", SPEC, {"eps": 0.25}).status == "incorrect"
+
+
+def test_a_malformed_interval_is_invalid():
+    assert grading.grade("(0.75, 1.25)", SPEC, {"eps": 0.25}).status == "invalid"
+'''
+
 PARTIAL_HTML = '''{#- interval: one text field for [low, high] -#}
 <label class="answer-label" for="answer-{{ pid }}">{{ t('your_answer') }} {{ part.interval_form_html }}</label>
 <input class="answer answer-interval" id="answer-{{ pid }}" name="{{ pid }}"
@@ -133,6 +152,8 @@ def toy_kind(tmp_path):
     (folder / "kind.py").write_text(textwrap.dedent(KIND_PY).lstrip(), encoding="utf-8")
     (folder / "partial.html").write_text(PARTIAL_HTML, encoding="utf-8")
     (folder / "starter.yaml").write_text(STARTER_YAML, encoding="utf-8")
+    (folder / "tests").mkdir()
+    (folder / "tests" / "test_interval.py").write_text(TESTS_PY, encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
     before = kind_names()
     try:
@@ -171,6 +192,14 @@ def test_the_bank_schema_knows_the_toy_kind_only_while_registered(toy_kind):
         assert exc.value.field == "parts[0].kind"
     finally:
         base.register_kind(toy_kind)
+
+
+def test_the_toy_kinds_own_tests_pass(toy_kind):
+    module = importlib.import_module(f"{PACKAGE}.tests.test_interval")
+    tests = [getattr(module, name) for name in dir(module) if name.startswith("test_")]
+    assert len(tests) == 2
+    for test in tests:
+        test()
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
