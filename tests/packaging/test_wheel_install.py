@@ -1,7 +1,7 @@
 """The built wheel serves the whole product: installed in a fresh virtualenv outside the checkout, it has every
 answer kind's widget and script, both languages' compiled catalogs, the code editor bundle, the migrations and
 the bank, and the bank's questions pass their self-test from there (one per answer kind; tests/bank runs
-them all).
+them all); the kinds' own tests (``checkers/kinds/<kind>/tests``) stay out of it.
 
 The wheel is built by the package build itself (``pip wheel``, setup.py's build step compiles the catalogs,
 bundles the editor, copies the bank and the migrations). The fresh virtualenv reaches the dependencies (torch,
@@ -57,6 +57,8 @@ def test_the_wheel_lists_every_served_file(built):
     assert "quizapp/static/vendor/code-editor.js" in names
     starters = {str(p.relative_to(ROOT)) for p in (ROOT / "checkers" / "kinds").glob("*/starter.yaml")}
     assert starters and starters <= set(names)
+    kind_tests = {f"{p.relative_to(ROOT)}/" for p in (ROOT / "checkers" / "kinds").glob("*/tests")}
+    assert kind_tests and not [n for n in names if n.startswith(tuple(kind_tests))]  # they stay in the checkout
     versions = {p.name for p in (ROOT / "migrations" / "versions").glob("*.py")}
     assert {f"quizapp/bundled/migrations/versions/{v}" for v in versions} <= set(names)
     bank = {str(p.relative_to(src)) for p in (src / "questions").rglob("*.yaml")}
