@@ -3,7 +3,8 @@ into the wheel, built from source here rather than by hand.
 
 pyproject.toml holds the metadata; this file only adds to setuptools' ``build_py``:
 
-* the gettext catalogs (``quizapp/translations``, ``checkers/translations``) compiled to ``.mo`` files;
+* the gettext catalogs (``quizapp/translations``, ``checkers/translations``) compiled to ``.mo`` files
+  (each answer kind's own catalog, ``checkers/kinds/<kind>/<lang>.po``, ships as it is: checkers.i18n reads it);
 * the code editor bundle (``quizapp/static/vendor/code-editor.js``), built from ``frontend/`` with npm when the
   checkout does not have it yet; a build without npm fails unless ``QUIZ_BUILD_WITHOUT_EDITOR=1`` says that a
   plain text box is wanted (the page then falls back to a textarea and ``/readyz`` says the editor is missing);

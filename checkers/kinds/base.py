@@ -30,6 +30,9 @@ What the service asks a kind beyond grading (so that no module outside ``checker
 * ``param_exprs``                 -> whether ``expr`` in ``expected``/``mistakes`` is a number of the parameters
 * ``starter_file``                -> the authoring tool's starter question (``starter.yaml`` in the folder)
 
+Its learner-facing text lives in its folder too: ``messages.pot`` (extracted from the folder) and one
+``<lang>.po`` per language, served by :mod:`checkers.i18n` once the kind is registered.
+
 ``spec`` is the part as authored (a dict from the question file); ``params`` are the variant's
 parameter values. Kinds resolve ``{{name}}`` placeholders and reference-engine calls themselves
 through :mod:`checkers.params`.
@@ -42,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping
 
+from .. import i18n
 from ..verdict import AnswerParseError, AnswerShapeError, Interpretation, Message, SpecError, Verdict, msg
 from ..limits import GRADE_TIMEOUT  # noqa: F401  (re-exported: kinds import it from here)
 from ..params import substitute_text
@@ -253,12 +257,15 @@ def register_kind(kind: Kind) -> Kind:
     if kind.name in _KINDS:
         raise RuntimeError(f"answer kind {kind.name!r} registered twice")
     _KINDS[kind.name] = kind
+    i18n.add_message_folder(kind.folder)  # its own catalogs (<lang>.po in its folder) serve its text
     return kind
 
 
 def unregister_kind(name: str) -> None:
     """Remove a kind (tests that register an example kind put the registry back as it was)."""
-    _KINDS.pop(name, None)
+    kind = _KINDS.pop(name, None)
+    if kind is not None:
+        i18n.remove_message_folder(kind.folder)
 
 
 def get_kind(name: Any) -> Kind:

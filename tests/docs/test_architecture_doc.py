@@ -34,7 +34,7 @@ from test_layers_checkers import LAYERS  # noqa: E402
 PATH = re.compile(r"(?<![\w/.-])((?:quizapp|checkers|tests|docs|migrations|scripts|benchmarks|questions)/[\w./<>*-]*)")
 NAME = re.compile(r"(?<![\w/.-])((?:quizapp|checkers)(?:\.[A-Za-z_]\w*)+)")
 EXAMPLE = re.compile(r"^<!--\s*example-kind:\s*(\S+)\s*-->\s*$")
-EXAMPLE_FILES = {"__init__.py", "checker.py", "partial.html", "starter.yaml"}
+EXAMPLE_FILES = {"__init__.py", "checker.py", "partial.html", "starter.yaml", "messages.pot", "zh.po"}
 PACKAGE = "doc_example_count_kind"
 VARIANT = 5
 

@@ -1,7 +1,9 @@
-"""The checkers' learner-facing text (parse errors, feedback) comes from the gettext catalogs in
-checkers/translations: no Python file under checkers/ holds CJK text, every language's catalog is complete
-with the msgid's placeholders, the committed template lists exactly what the code asks for, and the
-rendered messages read as the service has always written them."""
+"""The checkers' learner-facing text (parse errors, feedback) comes from gettext catalogs: the shared one in
+checkers/translations and each registered kind's own (messages.pot and <lang>.po in its folder). No Python
+file of the service under checkers/ holds CJK text, every language's catalog is complete with the msgid's
+placeholders, each committed template lists exactly what its code asks for (the shared one without the
+kinds' folders), a msgid two catalogs hold reads the same in both, a kind's text is served from its own
+catalog, and the rendered messages read as the service has always written them."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from babel.messages.pofile import read_po
 
 from checkers import i18n
 from checkers.grading import grade
+from checkers.kinds import all_kinds, get_kind
 from checkers.kinds.choice.checker import _selection_feedback
 from checkers.kinds.derivation.checker import parse_lines
 from checkers.languages import DEFAULT_LANG, LANGS
@@ -36,6 +39,8 @@ EXTRACT = ["extract", "-F", "checkers/babel.cfg", "-k", "msg", "-k", "err", "-k"
 #: A placeholder that carries English-only technical text (an exception's name, a checker's reason); a
 #: translation may leave it out. Every other placeholder appears in every translation.
 ENGLISH_ONLY = {"detail"}
+#: The folders of the registered kinds that keep their own catalog.
+KIND_FOLDERS = sorted({k.folder for k in all_kinds() if (k.folder / "messages.pot").is_file()})
 
 
 def _read(path: Path) -> Catalog:
@@ -60,7 +65,7 @@ def catalog_problems(catalog: Catalog) -> list[str]:
 
 
 def test_no_python_file_under_checkers_holds_cjk_text():
-    files = sorted(CHECKERS.rglob("*.py"))
+    files = sorted(p for p in CHECKERS.rglob("*.py") if "tests" not in p.relative_to(CHECKERS).parts)
     assert len(files) > 40
     found = {str(p.relative_to(CHECKERS)): [n for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                                             if CJK.search(line)] for p in files}
@@ -76,28 +81,86 @@ def test_the_check_finds_missing_extra_and_english_only_placeholders():
     assert catalog_problems(cat) == ["placeholders differ: 'Column %(column)s'", "placeholders differ: 'Empty.'"]
 
 
+def _catalogs(lang: str) -> dict[str, Path]:
+    """Every catalog of ``lang`` by name: the shared one and each kind's."""
+    found = {"shared": TRANSLATIONS / lang / "LC_MESSAGES" / "checkers.po"}
+    found.update({f"kind {folder.name}": folder / f"{lang}.po" for folder in KIND_FOLDERS})
+    return found
+
+
+def _templates() -> dict[str, Path]:
+    found = {"shared": TRANSLATIONS / "checkers.pot"}
+    found.update({f"kind {folder.name}": folder / "messages.pot" for folder in KIND_FOLDERS})
+    return found
+
+
+def test_every_kind_keeps_its_own_catalog():
+    assert {folder.name for folder in KIND_FOLDERS} == {k.folder.name for k in all_kinds()}
+    assert len(KIND_FOLDERS) >= 7
+
+
 def test_every_language_has_a_complete_checkers_catalog():
-    template = _read(TRANSLATIONS / "checkers.pot")
-    wanted = {m.id for m in template if m.id}
-    assert len(wanted) > 150
+    templates = {name: {m.id for m in _read(path) if m.id} for name, path in _templates().items()}
+    assert len(templates["shared"]) > 150
+    assert all(templates.values()), "a template with no message"
     for lang in LANGS:
         if lang == DEFAULT_LANG:
             continue  # the msgids are the English text
-        catalog = _read(TRANSLATIONS / lang / "LC_MESSAGES" / "checkers.po")
-        assert catalog_problems(catalog) == [], lang
-        assert {m.id for m in catalog if m.id} == wanted, f"{lang}: run pybabel update (docs/translations.md)"
-        assert not catalog.obsolete, f"{lang}: obsolete entries left over"
+        for name, path in _catalogs(lang).items():
+            catalog = _read(path)
+            assert catalog_problems(catalog) == [], (lang, name)
+            assert {m.id for m in catalog if m.id} == templates[name], \
+                f"{lang}, {name}: run pybabel update (docs/translations.md)"
+            assert not catalog.obsolete, f"{lang}, {name}: obsolete entries left over"
 
 
-def test_checkers_template_is_current(tmp_path):
-    """Extracting checkers/ again gives the committed template's msgids (nothing added, nothing stale)."""
-    out = tmp_path / "checkers.pot"
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "-q", *EXTRACT, "-o", str(out), "checkers"],
-                   cwd=ROOT, check=True)
-    fresh = {m.id for m in _read(out) if m.id}
-    committed = {m.id for m in _read(TRANSLATIONS / "checkers.pot") if m.id}
-    assert fresh - committed == set(), "new text not in checkers.pot: run pybabel extract (docs/translations.md)"
-    assert committed - fresh == set(), "checkers.pot lists text the code no longer uses"
+def test_a_message_two_catalogs_hold_reads_the_same_in_each():
+    for lang in LANGS:
+        if lang == DEFAULT_LANG:
+            continue
+        seen: dict[str, tuple[str, str]] = {}
+        for name, path in _catalogs(lang).items():
+            for m in _read(path):
+                if m.id:
+                    first = seen.setdefault(m.id, (name, m.string))
+                    assert first[1] == m.string, f"{lang}: {m.id!r} reads differently in {first[0]} and {name}"
+
+
+def _extract(tmp_path: Path, folder: Path) -> set[str]:
+    out = tmp_path / f"{folder.name}.pot"
+    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "-q", *EXTRACT, "-o", str(out),
+                    str(folder.relative_to(ROOT))], cwd=ROOT, check=True, capture_output=True)
+    return {m.id for m in _read(out) if m.id}
+
+
+def test_checkers_templates_are_current(tmp_path):
+    """Extracting checkers/ (without the kinds' folders) and each kind's folder again gives the committed
+    templates' msgids (nothing added, nothing stale)."""
+    for name, path in _templates().items():
+        fresh = _extract(tmp_path, CHECKERS if name == "shared" else path.parent)
+        committed = {m.id for m in _read(path) if m.id}
+        assert fresh - committed == set(), f"new text not in {name}'s template: run pybabel extract"
+        assert committed - fresh == set(), f"{name}'s template lists text the code no longer uses"
+
+
+def test_the_shared_template_leaves_the_kinds_text_out():
+    shared = {m.id for m in _read(TRANSLATIONS / "checkers.pot") if m.id}
+    derivation_only = {m.id for m in _read(get_kind("derivation").folder / "messages.pot") if m.id}
+    assert "Line %(line)s: %(message)s" in derivation_only
+    assert "Line %(line)s: %(message)s" not in shared
+    assert "The answer is empty." in shared  # the maths parser's, outside every kind's folder
+
+
+def test_a_kinds_text_comes_from_its_own_catalog():
+    folder = get_kind("freetext").folder
+    text = "Compare your answer with the key points of the solution."
+    assert msg(text)["zh"] != text
+    i18n.remove_message_folder(folder)
+    try:
+        assert msg(text)["zh"] == text  # no other catalog holds it
+    finally:
+        i18n.add_message_folder(folder)
+    assert msg(text)["zh"] == i18n.folder_messages(folder, "zh")[text] != text
 
 
 def test_every_language_has_a_compiled_catalog():
@@ -173,8 +236,8 @@ def test_a_missing_catalog_gives_english(monkeypatch, tmp_path):
     monkeypatch.setattr(i18n, "TRANSLATIONS", tmp_path)
     i18n.catalog.cache_clear()
     try:
-        assert msg("Correct.") == {lang: "Correct." for lang in LANGS}
+        assert msg("The answer is empty.") == {lang: "The answer is empty." for lang in LANGS}
     finally:
         monkeypatch.undo()
         i18n.catalog.cache_clear()
-    assert msg("Correct.")["zh"] == "正确。"
+    assert msg("The answer is empty.")["zh"] == "答案为空。"

@@ -23,11 +23,12 @@ import quiz_testing as testing
 from checkers.bank import load_question_file
 
 ROOT = Path(__file__).resolve().parents[2]
-#: (template, Chinese catalog) of the app and of the checkers.
+#: (template, Chinese catalog) of the app, of the checkers and of each kind (its own, in its folder).
 CATALOGS = ((ROOT / "quizapp" / "translations" / "messages.pot",
              ROOT / "quizapp" / "translations" / "zh" / "LC_MESSAGES" / "messages.po"),
             (ROOT / "checkers" / "translations" / "checkers.pot",
-             ROOT / "checkers" / "translations" / "zh" / "LC_MESSAGES" / "checkers.po"))
+             ROOT / "checkers" / "translations" / "zh" / "LC_MESSAGES" / "checkers.po"),
+            *((pot, pot.with_name("zh.po")) for pot in sorted((ROOT / "checkers" / "kinds").glob("*/messages.pot"))))
 #: One bank question per kind (numeric and choice parts appear in several of them).
 KIND_FILES = {
     "numeric+choice+freetext": "L1/v3-rm-bradley-terry-basics.yaml",

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from checkers import grading
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_keywords
+from babel.messages.pofile import read_po
+
+from checkers import grading, i18n
 from checkers.bank import load_question_file, params_for, public_view
 from checkers.bank.selftest import selftest
 from checkers.kinds.base import Kind
@@ -20,6 +24,9 @@ COMMON_PUBLIC = {"id", "kind", "prompt", "weight", "title", "hints_total", "plac
 JSON_TYPES = {"string": str, "number": (int, float), "integer": int, "boolean": bool, "array": list,
               "object": dict, "null": type(None)}
 SEEDS = range(3)
+#: How docs/translations.md extracts a kind's text (checkers/babel.cfg's rules for one folder).
+KEYWORDS = {**DEFAULT_KEYWORDS, **parse_keywords(["msg", "err", "AnswerParseError", "in_language:2"])}
+METHODS = [("**/tests/**.py", "ignore"), ("**.py", "python")]
 
 
 def fits(schema: Mapping[str, Any], value: Any) -> bool:
@@ -135,7 +142,22 @@ def check_plain_form(kind: Kind) -> None:
 
 
 def check_messages(kind: Kind) -> None:
-    """Input help and example feedback carry every language, each translated (not the English again)."""
+    """The kind's own catalog (``messages.pot`` and ``<lang>.po`` in its folder) translates every message
+    of its template, and is what serves them; input help and example feedback carry every language, each
+    translated (not the English again)."""
+    with open(kind.folder / "messages.pot", "rb") as fh:
+        wanted = {m.id for m in read_po(fh) if m.id}
+    assert wanted, f"{kind.name}: its messages.pot lists no message"
+    used = {m[2] for m in extract_from_dir(str(kind.folder), METHODS, keywords=KEYWORDS)}
+    assert used == wanted, f"{kind.name}: messages.pot is not its folder's text (docs/translations.md extracts it)"
+    for lang in LANGS:
+        if lang != DEFAULT_LANG:
+            with open(kind.folder / f"{lang}.po", "rb") as fh:
+                own = {m.id: m.string for m in read_po(fh) if m.id and m.string and not m.fuzzy}
+            assert set(own) == wanted, f"{kind.name}: {lang}.po does not translate exactly its messages.pot"
+            assert kind.folder in i18n.message_folders(), f"{kind.name}: its catalog is not served"
+            served = {msgid: i18n.in_language(lang, msgid) for msgid in wanted}  # no values: the text as is
+            assert served == own, f"{kind.name}: {lang} text not served from its own catalog"
     data = starter(kind)
     messages = []
     for part in public_view(data, 0, DEFAULT_LANG)["parts"]:

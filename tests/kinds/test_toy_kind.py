@@ -1,7 +1,8 @@
 """Adding an answer kind is its folder plus one registration line (docs/architecture.md, "Adding a kind").
 
 A toy kind, ``interval`` (a closed interval ``[low, high]``), is written into a temporary folder: its Kind
-subclass, its widget (``partial.html``) and its authoring starter (``starter.yaml``). Registered with one
+subclass, its widget (``partial.html``), its authoring starter (``starter.yaml``) and its messages
+(``messages.pot`` and the Chinese ``zh.po``, read by checkers.i18n with no build step). Registered with one
 line, it is reached through the bank schema, the validate API, an attempt, the question page (its widget,
 input help and page field), a mock interview (a plain text form), the OpenAPI document and the authoring
 tool's starter, and it keeps the kinds' contract (tests/kinds/kind_contract.py). Nothing outside its
@@ -60,7 +61,7 @@ class IntervalKind(Kind):
             raise SpecError("interval part needs low and high")
 
     def syntax_help(self, part: Mapping[str, Any]) -> dict[str, str]:
-        return msg("Expected a list such as [0.1, 0.2].")
+        return msg("Write the interval as [low, high], such as [0.1, 0.2].")
 
     def public(self, part, params, lang, fill) -> dict[str, Any]:
         return {"closed": True}
@@ -74,7 +75,7 @@ class IntervalKind(Kind):
     def parse(self, raw: Any, spec: Mapping[str, Any]) -> tuple[float, float]:
         m = _INTERVAL.match(raw) if isinstance(raw, str) else None
         if m is None:
-            raise AnswerParseError("Expected a list such as [0.1, 0.2].", 0)
+            raise AnswerParseError("Write the interval as [low, high], such as [0.1, 0.2].", 0)
         return float(m.group(1)), float(m.group(2))
 
     def interpret(self, parsed, spec) -> Interpretation:
@@ -95,6 +96,20 @@ class IntervalKind(Kind):
         return Examples(correct=[f"[{low!r}, {high!r}]"], incorrect=[(f"[{high!r}, {high + 1!r}]", None)],
                         invalid=["[1, 2", "(1, 2)"])
 '''
+
+#: The toy kind's messages: its template and its Chinese catalog (docs/translations.md).
+MESSAGES = {
+    "Correct.": "正确。",
+    "Not correct.": "不正确。",
+    "Write the interval as [low, high], such as [0.1, 0.2].": "请把区间写成 [下界, 上界]，例如 [0.1, 0.2]。",
+}
+
+
+def _catalog(translations: dict[str, str]) -> str:
+    """A .po (or, with empty translations, .pot) file listing ``translations``."""
+    entries = "".join(f'\nmsgid "{k}"\nmsgstr "{v}"\n' for k, v in translations.items())
+    return 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n' + entries
+
 
 #: The toy kind's own tests, shipped in its folder as every kind's are (``tests/test_interval.py``).
 TESTS_PY = '''
@@ -154,6 +169,8 @@ def toy_kind(tmp_path):
     (folder / "starter.yaml").write_text(STARTER_YAML, encoding="utf-8")
     (folder / "tests").mkdir()
     (folder / "tests" / "test_interval.py").write_text(TESTS_PY, encoding="utf-8")
+    (folder / "messages.pot").write_text(_catalog(dict.fromkeys(MESSAGES, "")), encoding="utf-8")
+    (folder / "zh.po").write_text(_catalog(MESSAGES), encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
     before = kind_names()
     try:
@@ -234,10 +251,11 @@ def test_validate_attempt_page_and_openapi(toy_kind, kinds_app):
     check_page(toy_kind, app)
     en = client.get(f"/questions/{qid}?variant=7&lang=en").get_data(as_text=True)
     assert 'class="answer answer-interval"' in en and 'data-closed="1"' in en
-    assert "Expected a list such as [0.1, 0.2]." in en  # the kind's syntax line
+    assert "Write the interval as [low, high], such as [0.1, 0.2]." in en  # the kind's syntax line
     assert "<math" in en.split('class="answer answer-interval"')[0].rsplit("answer-label", 1)[1]  # its page field
     zh = client.get(f"/questions/{qid}?variant=7&lang=zh").get_data(as_text=True)
-    assert "Expected a list such as" not in zh  # the syntax line in Chinese, from the checkers' catalog
+    assert "Write the interval as" not in zh  # the syntax line in Chinese, from the kind's own zh.po
+    assert "请把区间写成 [下界, 上界]，例如 [0.1, 0.2]。" in zh
 
     spec = client.get("/api/v1/openapi.json").get_json()
     schemas = spec["components"]["schemas"]

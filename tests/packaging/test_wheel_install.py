@@ -54,6 +54,8 @@ def test_the_wheel_lists_every_served_file(built):
             assert f"checkers/kinds/{kind}/kind.js" in names, kind
     assert "quizapp/translations/zh/LC_MESSAGES/messages.mo" in names
     assert "checkers/translations/zh/LC_MESSAGES/checkers.mo" in names
+    kind_catalogs = {str(p.relative_to(ROOT)) for p in (ROOT / "checkers" / "kinds").glob("*/zh.po")}
+    assert kind_catalogs and kind_catalogs <= set(names)  # each kind's text, read from its .po
     assert "quizapp/static/vendor/code-editor.js" in names
     starters = {str(p.relative_to(ROOT)) for p in (ROOT / "checkers" / "kinds").glob("*/starter.yaml")}
     assert starters and starters <= set(names)
