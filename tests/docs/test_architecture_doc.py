@@ -34,13 +34,19 @@ from test_layers_checkers import LAYERS  # noqa: E402
 PATH = re.compile(r"(?<![\w/.-])((?:quizapp|checkers|tests|docs|migrations|scripts|benchmarks|questions)/[\w./<>*-]*)")
 NAME = re.compile(r"(?<![\w/.-])((?:quizapp|checkers)(?:\.[A-Za-z_]\w*)+)")
 EXAMPLE = re.compile(r"^<!--\s*example-kind:\s*(\S+)\s*-->\s*$")
-EXAMPLE_FILES = {"__init__.py", "checker.py", "partial.html", "starter.yaml", "messages.pot", "zh.po"}
+EXAMPLE_FILES = {"__init__.py", "checker.py", "partial.html", "starter.yaml", "messages.pot", "zh.po",
+                 "tests/test_count.py"}
 PACKAGE = "doc_example_count_kind"
 VARIANT = 5
 
 
 def _doc() -> str:
     return DOC.read_text(encoding="utf-8")
+
+
+def _prose() -> str:
+    """The page without the example kind's markers, whose paths are inside the example's own folder."""
+    return "\n".join(line for line in _doc().splitlines() if not EXAMPLE.match(line.strip()))
 
 
 # ------------------------------------------------------------------------------------ names and paths
@@ -94,7 +100,7 @@ def test_the_checks_of_paths_and_names_catch_what_is_gone():
 
 
 def test_every_path_named_exists():
-    assert missing_paths(_doc()) == []
+    assert missing_paths(_prose()) == []
 
 
 def test_every_module_and_name_given_exists():
@@ -152,6 +158,7 @@ def example_kind(tmp_path):
     folder = tmp_path / PACKAGE
     folder.mkdir()
     for name, text in example_files(_doc()).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
     try:
@@ -163,6 +170,14 @@ def example_kind(tmp_path):
         for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
             del sys.modules[name]
         assert kind_names() == before
+
+
+def test_the_example_kinds_own_tests_pass(example_kind):
+    module = importlib.import_module(f"{PACKAGE}.tests.test_count")
+    tests = [getattr(module, name) for name in dir(module) if name.startswith("test_")]
+    assert len(tests) == 2
+    for test in tests:
+        test()
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
