@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from . import kinds as _kinds  # noqa: F401  (registers every kind)
-from .kinds.base import get_kind
+from .kinds.base import Kind, get_kind
 from .limits import GRADE_TIMEOUT as DEFAULT_TIMEOUT  # the public name callers and benchmarks use
 from .verdict import AnswerParseError, SpecError, Verdict
 
@@ -46,9 +46,11 @@ def validate(raw: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
             "error": None, "warning": checker.warning(parsed, spec)}
 
 
-def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None) -> Verdict:
-    """Grade one answer to one part. Parse errors -> ``invalid``; time-outs -> ``undecided``."""
-    return get_kind(_kind(spec)).grade_answer(raw, spec, params, timeout=timeout)
+def grade(raw: Any, spec: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None,
+          kind: Kind | None = None) -> Verdict:
+    """Grade one answer to one part. Parse errors -> ``invalid``; time-outs -> ``undecided``. ``kind``: the
+    part's kind when the caller has already looked it up (a submit looks each part's kind up once)."""
+    return (kind or get_kind(_kind(spec))).grade_answer(raw, spec, params, timeout=timeout)
 
 
 def expected(spec: Mapping[str, Any], params: Mapping[str, Any]) -> Any:

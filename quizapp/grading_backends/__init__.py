@@ -22,7 +22,7 @@ import logging
 import threading
 from typing import Any, Mapping, Protocol
 
-from checkers.kinds import find_kind
+from checkers.kinds import Kind, find_kind
 from checkers.verdict import Verdict
 from flask import Flask, current_app, has_app_context
 
@@ -50,9 +50,12 @@ class Backend(Protocol):
     name: str
 
     def grade(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
-              timeout: float | None = None) -> Verdict: ...
+              timeout: float | None = None, kind: Kind | None = None) -> Verdict:
+        """``kind``: the part's kind, already looked up (a backend grading here uses it)."""
+        ...
 
-    def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None: ...
+    def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
+              kind: Kind | None = None) -> Verdict | None: ...
 
     def readiness(self) -> dict[str, Any] | None:
         """What ``/readyz`` reports of this backend (``{"ok": ..., ...}``), or ``None`` when it adds nothing."""
@@ -72,9 +75,10 @@ def _build(app: Flask) -> Backend:
                              f"not {name!r}", code="grading_unavailable")
 
 
-def backend_for(part: Mapping[str, Any]) -> Backend:
-    """The backend that grades ``part``: the configured one for queued kinds, else (and outside an app) local."""
-    kind = find_kind(part.get("kind"))
+def backend_for(part: Mapping[str, Any], kind: Kind | None = None) -> Backend:
+    """The backend that grades ``part`` (of ``kind`` when the caller has looked it up): the configured one
+    for queued kinds, else (and outside an app) local."""
+    kind = kind or find_kind(part.get("kind"))
     if kind is None or not kind.queued or not has_app_context():
         return _LOCAL
     return _configured()
@@ -103,11 +107,13 @@ def readiness(app: Flask) -> dict[str, Any]:
     return {} if report is None else {"grading_queue": report}
 
 
-def grade(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None) -> Verdict:
-    """Grade one answer to one part (what :func:`checkers.grading.grade` answers), where the config says."""
-    return backend_for(part).grade(raw, part, params, timeout=timeout)
+def grade(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *, timeout: float | None = None,
+          kind: Kind | None = None) -> Verdict:
+    """Grade one answer to one part (what :func:`checkers.grading.grade` answers), where the config says;
+    ``kind``: the part's kind when the caller has looked it up (then nothing looks it up again here)."""
+    return backend_for(part, kind).grade(raw, part, params, timeout=timeout, kind=kind)
 
 
-def check(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None:
+def check(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *, kind: Kind | None = None) -> Verdict | None:
     """The part's practice check (``None`` where its kind has none), where the config says."""
-    return backend_for(part).check(raw, part, params)
+    return backend_for(part, kind).check(raw, part, params, kind=kind)

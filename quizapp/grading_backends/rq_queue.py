@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 import redis
 from checkers.jobs import verdict_from
+from checkers.kinds import Kind
 from checkers.verdict import Verdict
 from rq import Queue, Worker
 from rq.results import Result
@@ -55,10 +56,12 @@ class RQBackend:
         self.queue = Queue(queue, connection=self.redis, serializer=JSONSerializer)
 
     def grade(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
-              timeout: float | None = None) -> Verdict:
+              timeout: float | None = None, kind: Kind | None = None) -> Verdict:
+        # kind stays here: the grading host looks the part's kind up in its own registry (a job is JSON)
         return self._run("checkers.jobs.grade", raw, part, params, timeout=timeout)
 
-    def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> Verdict | None:
+    def check(self, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], *,
+              kind: Kind | None = None) -> Verdict | None:
         return self._run("checkers.jobs.check", raw, part, params)
 
     def _run(self, func: str, raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], **extra: Any):

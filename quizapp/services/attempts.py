@@ -92,10 +92,10 @@ def _grade_timeout() -> float | None:
     return None
 
 
-def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
+def _grade_part(raw: Any, part: Mapping[str, Any], params: Mapping[str, Any], kind: Kind) -> dict[str, Any]:
     started = time.perf_counter()
     try:
-        verdict = grading_backends.grade(raw, part, params, timeout=_grade_timeout())
+        verdict = grading_backends.grade(raw, part, params, timeout=_grade_timeout(), kind=kind)
         record = json_safe(verdict)
     except grading_backends.GradingUnavailable as exc:  # the queue gave no verdict: kept, not counted
         log.warning("grading part %r: %s", part.get("id"), exc.message)
@@ -135,7 +135,7 @@ def grade_answers(data: Mapping[str, Any], variant: int, answers: Mapping[str, A
     verdicts: dict[str, dict] = {}
     for pid, part in parts.items():
         if pid in checked:
-            record = _grade_part(checked[pid], part, params)
+            record = _grade_part(checked[pid], part, params, kinds[pid])
         else:
             record = {"status": "invalid", "score": 0.0, "feedback": _in_every_language(UNANSWERED), "note": "unanswered",
                       "interpreted_as": None, "details": {}, "counted": False}

@@ -106,8 +106,11 @@ def test_a_submit_takes_no_callback_from_its_caller():
 
 def test_a_submit_looks_each_kind_up_once_per_part(app, client, monkeypatch):
     """The attempt service looks the parts' kinds up once and passes them to the shape checks, the weights,
-    the attempt policy and the review rating, which look none up again."""
+    the grading (backend choice and the checkers' facade), the attempt policy and the review rating, which
+    look none up again."""
     import quiz_testing as testing
+    from checkers import grading
+    from quizapp import grading_backends
     from quizapp.study import policy, review
 
     parts = [p["id"] for p in testing.SAMPLE_QUESTION["parts"]]
@@ -127,6 +130,8 @@ def test_a_submit_looks_each_kind_up_once_per_part(app, client, monkeypatch):
     counting(attempts, "get_kind")
     counting(policy, "get_kind")
     counting(review, "find_kind")
+    counting(grading_backends, "find_kind")
+    counting(grading, "get_kind")
     r = client.post(url, json={"variant": 1, "answers": {"a": "0", "b": "yes"}})
     assert r.status_code == 201 and r.get_json()["review"] is not None  # the card was rated too
     assert sorted(looked_up) == sorted(p["kind"] for p in testing.SAMPLE_QUESTION["parts"])
