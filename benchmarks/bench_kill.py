@@ -110,8 +110,14 @@ def keepalive_spread(clients: int, workers: int) -> None:
         threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
         for t in threads:
             t.start()
-        time.sleep(4.0)  # past the start: the first workers were replaced by warm ones (quizapp.serving_warm)
-        before = children(proc.pid)
+        # Past the start: the first workers were replaced by ones forked from the warm master
+        # (quizapp.serving_warm), which hold torch's library from the start.
+        for _ in range(600):
+            time.sleep(0.1)
+            before = children(proc.pid)
+            if len(before) == workers and all("libtorch" in open(f"/proc/{pid}/maps").read() for pid in before):
+                break
+        time.sleep(1.0)
         victim = before[0]
         os.kill(victim, signal.SIGKILL)
         print(f"{clients} keep-alive clients, {workers} workers; killed worker {victim}")

@@ -145,6 +145,11 @@ def tune_collector(*, collect: bool = True) -> None:
 MAX_REQUESTS_PER_CONNECTION = 100
 
 
+#: Seconds after a warm worker boots before it starts its grader pool (quizapp.serving_warm): its first
+#: answers come first.
+GRADER_POOL_DELAY = 1.0
+
+
 def bound_keepalive(_worker, req) -> None:
     """gunicorn's ``pre_request`` hook: the :data:`MAX_REQUESTS_PER_CONNECTION`-th request of a connection
     is its last (``req.req_number`` counts the requests parsed on the connection, from 1)."""
@@ -152,10 +157,10 @@ def bound_keepalive(_worker, req) -> None:
         req.must_close = True
 
 
-def start_grader_pool() -> threading.Thread:
-    """Start this process's grader pool (:mod:`checkers.sandbox`) in a thread: its fork server imports sympy
-    and the checkers (about a second of a core), which the first symbolic check would otherwise wait for.
-    A failure is left for that check to meet and report, as before."""
+def start_grader_pool(delay: float = 0.0) -> threading.Thread:
+    """Start this process's grader pool (:mod:`checkers.sandbox`) in a thread, ``delay`` seconds from now: its
+    fork server imports sympy and the checkers (about a second of a core), which the first symbolic check
+    would otherwise wait for. A failure is left for that check to meet and report, as before."""
     from checkers import sandbox  # local: imported with the app already; only warm workers start it early
 
     def run() -> None:
@@ -164,7 +169,8 @@ def start_grader_pool() -> threading.Thread:
         except Exception:  # noqa: BLE001 - the first check starts it again and reports its own error
             log.warning("starting the grader pool early failed", exc_info=True)
 
-    thread = threading.Thread(target=run, name="quiz-start-grader-pool", daemon=True)
+    thread = threading.Timer(delay, run)
+    thread.name, thread.daemon = "quiz-start-grader-pool", True
     thread.start()
     return thread
 
@@ -241,7 +247,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         if preload:
             after_fork(app)
         if getattr(worker, "quiz_warm", False):
-            start_grader_pool()
+            start_grader_pool(GRADER_POOL_DELAY)
 
     def post_worker_init(worker) -> None:
         if not preload:  # the worker built its own app

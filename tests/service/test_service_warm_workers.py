@@ -21,7 +21,7 @@ import pytest
 
 import quiz_testing as testing
 from quizapp import serving
-from quizapp.serving_warm import MasterWarmer, WarmingArbiter
+from quizapp.serving_warm import WARM_NICENESS, MasterWarmer, WarmingArbiter
 
 BOOTED = re.compile(r"Booting worker with pid: (\d+)")
 
@@ -198,3 +198,17 @@ def test_the_warm_up_imports_the_engine_and_warms_the_parser():
             "print(before, [m for m in ENGINE_MODULES if m not in sys.modules], mathparse._warm)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["[]", "[]", "True"]
+
+
+def test_the_warm_up_runs_at_a_lower_priority_than_the_thread_that_forks():
+    seen = []
+
+    def warm():
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    warmer = MasterWarmer(warm=warm)
+    warmer.start()
+    warmer.wait()
+    assert seen == [min(19, main + WARM_NICENESS)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main  # the forking thread is unchanged
