@@ -12,7 +12,8 @@ from ..learners import current_learner_id, learner_is_new
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..services import question_cache
-from ..services.answers import check_answer, json_safe, localize, norm_lang, shape_error
+from ..httpkit.jsonio import json_safe
+from ..services.answers import check_answer, localize, norm_lang, shape_error
 from checkers.limits import MAX_TEXT as MAX_EXPR  # an expression sent for checking is one text answer
 from checkers.mathparse.symbols import ASSUMPTION_FLAGS  # the flags the parser understands, from their one home
 

@@ -14,7 +14,7 @@ from flask import current_app
 
 from ..config import REFERENCE_MAX_ELEMENTS as MAX_ELEMENTS
 from ..errors import NotFound, PayloadTooLarge, ValidationError
-from ..services.answers import json_safe
+from ..httpkit.jsonio import json_safe
 from . import bp
 from ..httpkit.jsonapi import check_unknown, json_body, ok
 NONFINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import NotFound
 from ..models import Attempt, QuestionVersion
-from ..services.answers import json_safe
+from ..httpkit.jsonio import json_safe
 from ..services.attempts import grade_answers
 
 VERDICT_KEYS = ("status", "score", "note", "counted")

@@ -28,7 +28,7 @@ from rq.serializers import JSONSerializer
 
 from .. import config as _config
 from ..i18n import Message, N_
-from ..services.answers import json_safe
+from ..httpkit.jsonio import json_safe
 from . import GradingUnavailable
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from ..learners import current_learner_id, ensure_learner
 from ..models import PracticeEvent
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
-from ..services.answers import json_safe
+from ..httpkit.jsonio import json_safe
 from ..study import credit, policy, review, summary
 from ..auth.identity import accept_tokens
 from ..httpkit.openapi import contribute

@@ -3,10 +3,8 @@ and the localisation of checker output ({"en","zh"} dicts -> the requested langu
 
 from __future__ import annotations
 
-import math
-from dataclasses import fields, is_dataclass
+from dataclasses import is_dataclass
 from typing import Any
-import numbers
 
 from checkers.kinds import Kind
 from checkers.kinds.shape import MAX_ARRAY_ELEMENTS, MAX_LINES, MAX_TEXT, type_name  # noqa: F401  (one place)
@@ -14,6 +12,7 @@ from checkers.verdict import AnswerShapeError
 from checkers.languages import LANGS, norm_lang as supported
 
 from ..errors import PayloadTooLarge, ValidationError
+from ..httpkit.jsonio import shallow_fields
 from ..i18n import Message, N_
 
 
@@ -45,16 +44,10 @@ def check_answer(kind: Kind, value: Any, field: str) -> Any:
         raise shape_error(exc) from None
 
 
-def _fields(obj: Any) -> dict[str, Any]:
-    """A dataclass instance's fields, one level deep: the callers convert the values themselves, recursively
-    (``dataclasses.asdict`` would deep-copy every value first, and a verdict is converted on every submit)."""
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
-
-
 def localize(obj: Any, lang: str) -> Any:
     """Replace every {"en": ..., "zh": ...} message by the requested language, recursively."""
     if is_dataclass(obj) and not isinstance(obj, type):
-        obj = _fields(obj)
+        obj = shallow_fields(obj)
     if isinstance(obj, dict):
         if obj and set(obj) <= {"en", "zh"} and all(isinstance(v, str) for v in obj.values()):
             return obj.get(lang) if obj.get(lang) is not None else next(iter(obj.values()))
@@ -62,42 +55,3 @@ def localize(obj: Any, lang: str) -> Any:
     if isinstance(obj, (list, tuple)):
         return [localize(v, lang) for v in obj]
     return obj
-
-
-_PLAIN = (str, int, bool, type(None))
-
-
-def json_safe(obj: Any) -> Any:
-    """Dataclasses -> dicts, tuples -> lists, non-finite floats -> "nan"/"inf"/"-inf", others -> str."""
-    # Exact built-in types first: a verdict is dozens of nested plain values, and each submit converts it.
-    kind = type(obj)
-    if kind in _PLAIN:
-        return obj
-    if kind is dict:
-        return {k if type(k) is str else str(k): json_safe(v) for k, v in obj.items()}
-    if kind is list:
-        return [json_safe(v) for v in obj]
-    if kind is float and math.isfinite(obj):
-        return obj
-    if is_dataclass(obj) and not isinstance(obj, type):
-        obj = _fields(obj)
-    if isinstance(obj, dict):
-        return {str(k): json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, bool) or obj is None or isinstance(obj, (int, str)):
-        return obj
-    if isinstance(obj, float):
-        if math.isfinite(obj):
-            return obj
-        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    try:  # numpy / torch scalars
-        if isinstance(obj, numbers.Integral):
-            return int(obj)
-        if isinstance(obj, numbers.Real):
-            return json_safe(float(obj))
-    except Exception:  # noqa: BLE001
-        pass
-    if hasattr(obj, "tolist"):
-        return json_safe(obj.tolist())
-    return str(obj)

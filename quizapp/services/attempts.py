@@ -41,7 +41,8 @@ from ..errors import NotFound, ValidationError
 from .. import grading_backends
 from ..learners import ensure_learner, learner_row
 from ..models import Attempt, QuestionVersion, new_id
-from .answers import check_answer, json_safe, localize, norm_lang
+from ..httpkit.jsonio import json_safe
+from .answers import check_answer, localize, norm_lang
 from ..i18n import LANGS, N_, in_language
 from .questions import get_question
 from ..timeutil import iso_utc

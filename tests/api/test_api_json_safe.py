@@ -1,4 +1,4 @@
-"""What the API hands to the JSON encoder (quizapp.services.answers.json_safe): plain values pass as they
+"""What the API hands to the JSON encoder (quizapp.httpkit.jsonio.json_safe): plain values pass as they
 are, containers are copied, and everything else becomes something JSON can carry, nested at any depth."""
 
 import enum
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from quizapp.services.answers import json_safe
+from quizapp.httpkit.jsonio import json_safe
 
 
 class Level(enum.IntEnum):

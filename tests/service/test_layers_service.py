@@ -1,7 +1,8 @@
 """The attempt service and the study rules below it never climb back to their callers: quizapp.services and
 quizapp.study import nothing from the practice, learning or API packages, nor from any package with a blueprint
 or any module that imports them (read from the sources' syntax trees, function-local imports included);
-quizapp.study does not import quizapp.services; and a submit takes no callback from its caller."""
+quizapp.study does not import quizapp.services; quizapp.grading_backends, below the services, imports none of
+them; and a submit takes no callback from its caller."""
 
 from __future__ import annotations
 
@@ -136,3 +137,15 @@ def test_a_submit_looks_each_kind_up_once_per_part(app, client, monkeypatch):
     assert r.status_code == 201 and r.get_json()["review"] is not None  # the card was rated too
     assert sorted(looked_up) == sorted(p["kind"] for p in testing.SAMPLE_QUESTION["parts"])
     assert len(looked_up) == len(parts)
+
+
+def test_the_grading_backends_sit_below_the_services():
+    """The attempt service calls quizapp.grading_backends; the backends import nothing of quizapp.services
+    (the JSON conversion they share, json_safe, lives in quizapp.httpkit.jsonio, below both)."""
+    sources = _sources()
+    backends = {name: path for name, path in sources.items() if _within(name, "quizapp.grading_backends")}
+    assert len(backends) >= 3
+    climbing = {name: sorted(m for m in _imports(path) if _within(m, "quizapp.services"))
+                for name, path in backends.items()}
+    assert {name: found for name, found in climbing.items() if found} == {}
+    assert any(_within(m, "quizapp.grading_backends") for m in _imports(sources["quizapp.services.attempts"]))
