@@ -7,8 +7,9 @@ the rows whose outcome is ``undecided`` left out, since they run to the checker'
 
 * **first**: the first check answered after the "serving on" line (the sandbox pool of the worker that takes
   it may not be running yet).
-* **warm**: every pair once, after a warm-up of a few checks on *other* expressions in every worker, so the
-  processes are warm but no pair was seen before (the parser's and the equivalence test's caches miss).
+* **warm**: every pair once, ``--settle`` seconds after the first check and after a warm-up of a few checks
+  on *other* expressions in every worker, so the processes are warm but no pair was seen before (the
+  parser's and the equivalence test's caches miss).
 * **repeat**: the same pairs again (what a class typing the same answer gets: the caches of the grader
   process that checked a pair before hit; each worker has its own grader processes).
 * **same**: one warm-up check sent as many times: the server's own cost per check, with no sympy work left.
@@ -81,7 +82,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=0, help="gunicorn workers (0: the server's default)")
     ap.add_argument("--passes", type=int, default=1, help="passes over the corpus for 'warm' (the first "
                                                           "pass's pairs are new; later ones are repeats too)")
-    ap.add_argument("--warm-up", type=int, default=20, help="warm-up checks before measuring")
+    ap.add_argument("--warm-up", type=int, default=40, help="warm-up checks before measuring")
+    ap.add_argument("--settle", type=float, default=6.0,
+                    help="seconds between the first check and the warm-up (the server's start is over: the "
+                         "first workers were replaced by warm ones, whose grader pools run)")
     args = ap.parse_args()
     bodies = corpus()
     load_before = os.getloadavg()[0]
@@ -98,6 +102,7 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}/api/v1/check/symbolic"
         try:
             first = timed(url, WARM_UP[0])
+            time.sleep(args.settle)  # the start is over: warm workers and their grader pools run
             for i in range(args.warm_up):
                 timed(url, WARM_UP[i % len(WARM_UP)])
             warm = [timed(url, b) for _ in range(args.passes) for b in bodies]

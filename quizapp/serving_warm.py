@@ -11,17 +11,19 @@ So, in the master:
 
 1. The first workers are forked as soon as the app is built: they serve pages, lists and the answer kinds
    that need no engine at once, and import torch themselves only if a request needs it before step 3.
-2. Right after, a thread (at a lower priority, :data:`WARM_NICENESS`) imports the engine (:data:`ENGINE_MODULES`), pays the maths parser's and each answer
-   kind's first-use costs (``checkers.mathparse.warm_up``, :meth:`checkers.kinds.base.Kind.warm`) and puts what
-   it made in the collector's permanent generation (``gc.freeze``), as ``quizapp.serving.tune_collector``
-   did for the rest of the heap.
+2. Right after, a thread at a lower priority imports the engine (:data:`ENGINE_MODULES`), pays the maths
+   parser's and each answer kind's first-use costs (``checkers.mathparse.warm_up``,
+   :meth:`checkers.kinds.base.Kind.warm`), collects the master's garbage and freezes the rest (``gc.freeze``),
+   as ``quizapp.serving.tune_collector`` did before the first fork.
 3. When it is done, each of the first ("cold") workers is replaced by one forked from the warm master, and
    the cold one is retired gracefully (SIGTERM: :mod:`quizapp.serving_worker` serves every request it had
    accepted, then leaves), exactly as a rolling restart does. Its exit is not counted as a restart.
 
-Every fork after the first ones waits for the thread to finish (:meth:`MasterWarmer.wait`, in gunicorn's
-``pre_fork``): a replacement for a worker killed in the first seconds, or the new workers of an early
-``SIGHUP``. Forking while the thread is inside an import would copy into the child a module lock held by a
+Every fork after the first ones waits for the thread to finish: the master's loop spawns nothing while it
+runs (a worker killed in the first seconds is replaced once it is done; the loop meanwhile still handles
+signals), and gunicorn's ``pre_fork`` waits for it (:meth:`MasterWarmer.wait`: the new workers of an early
+``SIGHUP``). The thread is a few nice steps below the master (:data:`WARM_NICENESS`): not more, since on a
+saturated machine it would then take a small share of a core and hold back replacements. Forking while the thread is inside an import would copy into the child a module lock held by a
 thread the child does not have, and the child would hang at its own first import of that module (or see it
 half made); waiting is also what makes every later worker warm. The thread runs no tensor operation, so
 no thread pool of torch exists in the master when it forks. A failed warm-up is logged and changes nothing
@@ -48,7 +50,7 @@ log = logging.getLogger(__name__)
 
 #: How much nicer the warm-up thread is than the master (Linux nice values, per thread; 19 is the lowest
 #: priority).
-WARM_NICENESS = 10
+WARM_NICENESS = 5
 
 #: Imported by the master before it forks a later worker: the reference engine and the modules that
 #: import it on first use in a request (the code kind's case builder and roles).
@@ -137,6 +139,8 @@ class WarmingArbiter(Arbiter):
         worker.quiz_warm = self.warmer.ok
 
     def manage_workers(self) -> None:
+        if self.warmer.started and not self.warmer.done:
+            return  # a fork would wait for the warm-up: the loop keeps handling signals, and is woken after it
         if self.warmer.ok:
             # The youngest ``num_workers`` are those gunicorn keeps; older ones (a rolling restart's) are
             # being retired already and are left to it.
