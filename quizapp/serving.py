@@ -192,7 +192,7 @@ _counting_exits = False
 
 def child_exit(_server, worker) -> None:
     """gunicorn's hook in the master when a worker has exited: count it (``/metrics``), unless a warm worker
-    replaced it (:func:`quizapp.serving_warm.retired_cold`: that is part of starting, not a restart).
+    replaced it (``quiz_retired_cold``, :mod:`quizapp.serving_warm`: that is part of starting, not a restart).
 
     gunicorn runs it inside its SIGCHLD handler. Counting takes locks (the metrics' own and their value
     files'), and a second SIGCHLD handled while they are held (the two retiring workers of a rolling
