@@ -12,9 +12,9 @@ sample question and a question whose expected value comes from the reference eng
 * **Worker restart**: one worker gets SIGKILL; the master forks a replacement from its preloaded app.
   Measured with ``--workers 1`` so that the next answer can only come from the replacement, whose pid is
   read from gunicorn's log (the first worker is itself replaced by a warm one once the master has imported
-  the engine: "workers booted before the kill" is then 2). The kill comes ``--settle`` seconds after the first 200 (the master has
-  had time to import the engine in the background; ``--settle 0`` kills at once, and the replacement
-  then waits for that import). Timed from the kill: the replacement's first 200 of a question page; then
+  the engine: "workers booted before the kill" is then 2). The kill comes ``--settle`` seconds after the
+  first 200 (the master has had time to import the engine in the background; ``--settle 0`` kills at
+  once, and the replacement then waits for that import). Timed from the kill: the replacement's first 200 of a question page; then
   the request's own time of its first graded submit of the engine question (an engine imported lazily in
   the worker cost a learner 1.3-1.8 s there) and of the sample question.
 

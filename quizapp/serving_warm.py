@@ -22,17 +22,18 @@ So, in the master:
 Every fork after the first ones waits for the thread to finish: the master's loop spawns nothing while it
 runs (a worker killed in the first seconds is replaced once it is done; the loop meanwhile still handles
 signals), and gunicorn's ``pre_fork`` waits for it (:meth:`MasterWarmer.wait`: the new workers of an early
-``SIGHUP``). The thread is a few nice steps below the master (:data:`WARM_NICENESS`): not more, since on a
-saturated machine it would then take a small share of a core and hold back replacements. Forking while the thread is inside an import would copy into the child a module lock held by a
-thread the child does not have, and the child would hang at its own first import of that module (or see it
-half made); waiting is also what makes every later worker warm. The thread runs no tensor operation, so
-no thread pool of torch exists in the master when it forks. A failed warm-up is logged and changes nothing
-else: the workers then import the engine on first use, as before.
+``SIGHUP``). Forking while the thread is inside an import would copy into the child a module lock held by
+a thread the child does not have, and the child would hang at its own first import of that module (or see
+it half made); waiting is also what makes every later worker warm. The thread runs no tensor operation, so
+torch has started no intra-op thread pool in the master when it forks. It runs a few nice steps below the
+master (:data:`WARM_NICENESS`), not more: on a saturated machine it would then get a small share of a core
+and hold back replacements. A failed warm-up is logged and changes nothing else: the workers then import
+the engine on first use, as before.
 
-A warm worker also starts its grader pool (:mod:`checkers.sandbox`) :data:`quizapp.serving.GRADER_POOL_DELAY` seconds after
-it boots, instead of at its first symbolic or derivation check, which otherwise waited for a fork server to
-import sympy (1-4 s); not at once, so that the fork server's imports do not share the CPU with the worker's
-first answers (a replacement's first page took 0.6 s instead of 0.1 s under load).
+A warm worker also starts its grader pool (:mod:`checkers.sandbox`) a little after it boots
+(``quizapp.serving.GRADER_POOL_DELAY``) instead of at its first symbolic or derivation check, which
+otherwise waited for a fork server to import sympy (1-4 s); not at once, so that those imports do not take
+the CPU from the worker's first answers.
 """
 
 from __future__ import annotations
