@@ -8,9 +8,11 @@ Layers, cheapest first:
    symbol's domain (probabilities: softmax of random logits or uniform on (0, 1); positive: log-uniform;
    real: normal; integers: small integers). Points where either side is non-finite are skipped; complex
    values are compared as complex numbers. Agreement is ``|a - e| <= atol + rtol * max(|a|, |e|)``.
-3. **bounded symbolic confirmation** — ``a - e`` is pushed through cheap rewrites (expand, cancel,
-   expand_log / logcombine with ``force`` only when every symbol is positive, powsimp) and, time
-   permitting, ``simplify``, under the symbols' assumptions.
+3. **bounded symbolic confirmation** — ``a - e`` is pushed through cheap rewrites (hyperbolic and
+   trigonometric functions as exp, cancelled over one denominator; expand, cancel, expand_log /
+   logcombine with ``force`` only when every symbol is positive, powsimp) and, time permitting,
+   ``simplify``, under the symbols' assumptions (skipped for a non-zero polynomial with rational or
+   algebraic coefficients, which it could not reduce further).
 
 Numeric agreement alone is confirmed at two points with 40 significant digits (:func:`precise_gap`),
 so exact numbers that differ beyond double precision (``333333333333333/10^15`` vs ``1/3``) are told
@@ -53,11 +55,12 @@ from .interrupt import BudgetExceeded, interrupt_at
 from .numeric import precise_gap
 from .result import EquivalenceResult
 from .sampling import sample_points, symbol_domain
-from .symbolic import exp_rational_form, rewrite_named, symbolic_zero
+from .symbolic import exp_rational_form, rational_polynomial_nonzero, rewrite_named, symbolic_zero
 from .tolerance import check_within_tolerance
 
 __all__ = ["ATOL", "BudgetExceeded", "EquivalenceResult", "MAX_TRIES", "MIN_POINTS", "MODES", "N_POINTS", "Outcome",
            "PRECISE_DIGITS", "PRECISE_GAP", "PRECISE_POINTS", "REFUTE_GAP", "RTOL", "SIMPLIFY_MAX_OPS", "STRONG_GAP",
            "STRONG_SYMBOLIC_BUDGET", "cache_size", "check_equivalence", "check_within_tolerance", "clear_cache",
-           "close", "evaluate", "exp_rational_form", "form_problems", "interrupt_at", "precise_gap", "rel_gap", "rewrite_named",
+           "close", "evaluate", "exp_rational_form", "form_problems", "interrupt_at", "precise_gap",
+           "rational_polynomial_nonzero", "rel_gap", "rewrite_named",
            "sample_points", "symbol_domain", "symbolic_zero", "tree_size", "trivial_subterms"]

@@ -66,6 +66,24 @@ def exp_rational_form(expr: sp.Basic) -> sp.Basic | None:
     return sp.cancel(sp.together(sp.powsimp(sp.expand(expr.rewrite(list(EXP_RATIONAL), sp.exp)))))
 
 
+def rational_polynomial_nonzero(expr: sp.Basic) -> bool:
+    """``expr`` is a polynomial in its symbols, with rational or algebraic coefficients (``sqrt(2)``),
+    that is not zero and not a number (``x/3 - 333333333333333 x/10^15``). Over those coefficient
+    fields a polynomial's expanded form is canonical, so ``simplify`` cannot reduce it to 0 or to a
+    constant and is skipped; the verdict stays ``unknown``, as ``simplify`` would have left it."""
+    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    if not syms or not expr.is_polynomial(*syms):
+        return False
+    try:
+        poly = sp.Poly(expr, *syms, extension=True)  # sqrt(2) joins QQ<sqrt(2)>, where zero is exact
+    except (sp.PolynomialError, NotImplementedError):
+        return False
+    # over ZZ, QQ or a number field a coefficient is zero exactly when it is 0; a ring over pi or E
+    # (or the catch-all EX domain) may hide a zero, so those are left to simplify
+    exact = poly.domain in (sp.ZZ, sp.QQ) or poly.domain.is_AlgebraicField
+    return exact and not poly.is_zero and not poly.is_ground
+
+
 def _all_positive(expr: sp.Basic) -> bool:
     return all(s.is_positive for s in expr.free_symbols)
 
@@ -134,6 +152,9 @@ def _symbolic_zero(diff: sp.Basic, deadline: float, allow_simplify: bool) -> tup
         if sp.count_ops(d2) <= sp.count_ops(d) * 2:
             d = d2
     if allow_simplify and sp.count_ops(d) <= SIMPLIFY_MAX_OPS:
+        if rational_polynomial_nonzero(d):
+            # simplify could only hand the same non-zero polynomial back (neither 0 nor a number)
+            return "unknown", d
         if budget.clock() > deadline:
             return "timeout", "simplify"
         try:

@@ -103,3 +103,21 @@ def test_numeric_agreement_without_a_cheap_proof_is_remembered_too(monkeypatch):
     runs = []
     monkeypatch.setattr(compare, "numeric_compare", lambda *args, **kw: runs.append("numeric"))
     assert eq.check_equivalence(P("x*gamma(x)"), P("gamma(x + 1)"), V) is first and runs == []
+
+
+@pytest.mark.parametrize("expected, answer", [("x/3", "333333333333333 x/10^15"),
+                                              ("sqrt(2) x", "14142135623730951 x/10^16")])
+def test_a_nonzero_polynomial_difference_skips_simplify_and_stays_unproved(expected, answer, simplify_calls):
+    r = eq.check_equivalence(P(expected), P(answer), V, require_proof=True, use_cache=False)
+    assert (r.outcome, r.method) == ("undecided", "unproved")
+    assert simplify_calls == []
+
+
+def test_the_polynomial_shortcut_only_takes_exact_coefficient_fields():
+    x = sp.Symbol("x", real=True)
+    assert eq.rational_polynomial_nonzero(x / 3 - sp.Rational(333333333333333, 10**15) * x)
+    assert eq.rational_polynomial_nonzero((sp.sqrt(2) - 1) * x ** 2)
+    assert not eq.rational_polynomial_nonzero(sp.expand((x + 1) ** 2 - x ** 2 - 2 * x - 1))
+    assert not eq.rational_polynomial_nonzero(sp.pi * x - 3 * x)   # QQ[pi]: left to simplify
+    assert not eq.rational_polynomial_nonzero(sp.exp(x) - 1)       # not a polynomial
+    assert not eq.rational_polynomial_nonzero(sp.Integer(2))       # a number is the caller's business
