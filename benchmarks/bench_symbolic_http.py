@@ -20,6 +20,7 @@ before and after, since the machine may be shared.
 
     python benchmarks/bench_symbolic_http.py
     python benchmarks/bench_symbolic_http.py --workers 1 --passes 2
+    python benchmarks/bench_symbolic_http.py --slowest 10   # which pairs make the tail
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def main() -> None:
     ap.add_argument("--settle", type=float, default=6.0,
                     help="seconds between the first check and the warm-up (the server's start is over: the "
                          "first workers were replaced by warm ones, whose grader pools run)")
+    ap.add_argument("--slowest", type=int, default=0, help="also list this many slowest 'warm' pairs")
     args = ap.parse_args()
     bodies = corpus()
     load_before = os.getloadavg()[0]
@@ -117,6 +119,9 @@ def main() -> None:
     print(line("repeat", repeat))
     print(line("same", same))
     print("target (issue 33): warm p99 <= 50 ms")
+    warm_bodies = [b for _ in range(args.passes) for b in bodies]
+    for t, b in sorted(zip(warm, warm_bodies), key=lambda tb: -tb[0])[:args.slowest]:
+        print(f"  {t * 1e3:7.1f} ms  {b['expected']}  |  {b['answer']}")
 
 
 if __name__ == "__main__":

@@ -55,12 +55,12 @@ from .interrupt import BudgetExceeded, interrupt_at
 from .numeric import precise_gap
 from .result import EquivalenceResult
 from .sampling import sample_points, symbol_domain
-from .symbolic import exp_rational_form, rational_polynomial_nonzero, rewrite_named, symbolic_zero
+from .symbolic import exp_rational_form, log_form, rational_polynomial_nonzero, rewrite_named, symbolic_zero
 from .tolerance import check_within_tolerance
 
 __all__ = ["ATOL", "BudgetExceeded", "EquivalenceResult", "MAX_TRIES", "MIN_POINTS", "MODES", "N_POINTS", "Outcome",
            "PRECISE_DIGITS", "PRECISE_GAP", "PRECISE_POINTS", "REFUTE_GAP", "RTOL", "SIMPLIFY_MAX_OPS", "STRONG_GAP",
            "STRONG_SYMBOLIC_BUDGET", "cache_size", "check_equivalence", "check_within_tolerance", "clear_cache",
            "close", "evaluate", "exp_rational_form", "form_problems", "interrupt_at", "precise_gap",
-           "rational_polynomial_nonzero", "rel_gap", "rewrite_named",
+           "log_form", "rational_polynomial_nonzero", "rel_gap", "rewrite_named",
            "sample_points", "symbol_domain", "symbolic_zero", "tree_size", "trivial_subterms"]

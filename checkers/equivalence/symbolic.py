@@ -12,7 +12,9 @@ its argument (``tanh u = (e^u - e^-u)/(e^u + e^-u)``, ``sin u = (e^{iu} - e^{-iu
 after that rewrite, expanding the exponents and putting everything over one denominator, an identity
 such as ``(1 + tanh(x/2))/2 = sigmoid(x)`` cancels to 0 in milliseconds, where ``simplify`` takes
 hundreds. The rewrites are identities for every complex argument (no assumption is used), so the
-proof is as sound as the ``cancel`` step of the chain.
+proof is as sound as the ``cancel`` step of the chain. Likewise inverse hyperbolic functions are
+written as logarithms (:func:`log_form`, log rules forced only under declared positivity, as in the
+chain) and gamma functions go through ``gammasimp`` (``x gamma(x) = gamma(x + 1)``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,20 @@ def exp_rational_form(expr: sp.Basic) -> sp.Basic | None:
     if not expr.has(*EXP_RATIONAL):
         return None
     return sp.cancel(sp.together(sp.powsimp(sp.expand(expr.rewrite(list(EXP_RATIONAL), sp.exp)))))
+
+
+#: Inverse hyperbolic functions, logarithms in disguise: :func:`log_form` rewrites them.
+INVERSE_HYPERBOLIC = (sp.asinh, sp.acosh, sp.atanh, sp.acoth)
+
+
+def log_form(expr: sp.Basic, force: bool) -> sp.Basic | None:
+    """``expr`` with inverse hyperbolic functions written as logarithms (``atanh u = (log(1 + u) -
+    log(1 - u))/2``, ``asinh u = log(u + sqrt(u^2 + 1))``, sympy's principal-branch forms), the logs
+    expanded (with ``force`` only when every symbol is positive, as in the chain) and multiplied out;
+    ``None`` when it has none of them."""
+    if not expr.has(*INVERSE_HYPERBOLIC):
+        return None
+    return sp.expand(sp.expand_log(expr.rewrite(list(INVERSE_HYPERBOLIC), sp.log), force=force))
 
 
 def rational_polynomial_nonzero(expr: sp.Basic) -> bool:
@@ -118,16 +134,21 @@ def _symbolic_zero(diff: sp.Basic, deadline: float, allow_simplify: bool) -> tup
         return "nonzero", d
 
     if not _too_big(d):
-        # the cheap proof for hyperbolic / trigonometric identities, on the difference as given (the
-        # chain below may have rearranged it into a form that no longer cancels)
-        try:
-            d2 = exp_rational_form(d)
-        except Exception:  # a rewrite sympy cannot do is a proof that did not happen
-            d2 = None
-        if d2 is not None and (d2 == 0 or d2.is_zero):
-            return "zero", "exp_rational"
-        if d2 is not None and d2.is_Number:
-            return "nonzero", d2
+        # cheap proofs for function families, each on the difference as given (the chain below may
+        # rearrange it into a form that no longer cancels); a family absent from d costs nothing
+        for name, proof in (("exp_rational", exp_rational_form),
+                            ("log_form", lambda x: log_form(x, force)),
+                            ("gammasimp", lambda x: sp.gammasimp(x) if x.has(sp.gamma) else None)):
+            if budget.clock() > deadline:
+                return "timeout", name
+            try:
+                d2 = proof(d)
+            except Exception:  # a rewrite sympy cannot do is a proof that did not happen
+                continue
+            if d2 is not None and (d2 == 0 or d2.is_zero):
+                return "zero", name
+            if d2 is not None and d2.is_Number:
+                return "nonzero", d2
     steps: list[tuple[str, Callable[[sp.Basic], sp.Basic]]] = []
     if not _too_big(d):
         steps.append(("expand", lambda x: sp.expand(x)))

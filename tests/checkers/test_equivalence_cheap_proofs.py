@@ -53,6 +53,14 @@ def simplify_calls(monkeypatch):
     return calls
 
 
+#: Identities decided by the other cheap proofs, with the proof that must decide each.
+OTHER_CHEAP_IDENTITIES = [
+    ("log((1 + p)/(1 - p))/2", "atanh(p)", "log_form"),
+    ("log(x + sqrt(x^2 + 1))", "asinh(x)", "log_form"),
+    ("x*gamma(x)", "gamma(x + 1)", "gammasimp"),
+]
+
+
 @pytest.mark.parametrize("expected, answer", CHEAP_IDENTITIES)
 def test_hyperbolic_and_trigonometric_identities_are_proved_by_the_cheap_layer(expected, answer, simplify_calls):
     # require_proof: numeric agreement cannot settle it, so a proof must come from the symbolic layer
@@ -60,6 +68,21 @@ def test_hyperbolic_and_trigonometric_identities_are_proved_by_the_cheap_layer(e
     assert (r.outcome, r.method) == ("equal", "symbolic")
     assert "exp_rational" in r.reason
     assert simplify_calls == []
+
+
+@pytest.mark.parametrize("expected, answer, proof", OTHER_CHEAP_IDENTITIES)
+def test_inverse_hyperbolic_and_gamma_identities_are_proved_cheaply(expected, answer, proof, simplify_calls):
+    r = eq.check_equivalence(P(expected), P(answer), V, require_proof=True, use_cache=False)
+    assert (r.outcome, r.method) == ("equal", "symbolic")
+    assert f"({proof})" in r.reason
+    assert simplify_calls == []
+
+
+@pytest.mark.parametrize("expected, answer", [("log((1 + p)/(1 - p))", "atanh(p)"),
+                                              ("log(x + sqrt(x^2 + 1))", "asinh(2 x)"),
+                                              ("x*gamma(x)", "gamma(x + 2)")])
+def test_near_misses_of_the_other_cheap_identities_are_refuted(expected, answer):
+    assert eq.check_equivalence(P(expected), P(answer), V, use_cache=False).outcome == "not_equal"
 
 
 @pytest.mark.parametrize("expected, answer", NEAR_MISSES)
