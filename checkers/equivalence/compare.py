@@ -143,7 +143,14 @@ def _equivalent(e, a, variables, seed, deadline, rtol, atol, n_points, require_p
     # layer gets a short budget; otherwise it gets the rest of the budget and simplify.
     strong = num.strong(n_points) and not require_proof
     sym_deadline = min(deadline, budget.clock() + STRONG_SYMBOLIC_BUDGET) if strong else deadline
-    verdict, info = symbolic_zero(a - e, sym_deadline, allow_simplify=not strong)
+    allow_simplify = not strong
+    if require_proof and num.values:
+        # Agreement in double precision (a decimal answer such as 2.718281828459045^x for exp(x)) with
+        # a gap at PRECISE_DIGITS digits: the sides differ, so simplify cannot prove them equal; the
+        # cheap rewrites still run and may find the constant by which they differ.
+        gap = precise_gap(e, a, [v[0] for v in num.values[:PRECISE_POINTS]], deadline)
+        allow_simplify = gap is None or gap <= PRECISE_GAP
+    verdict, info = symbolic_zero(a - e, sym_deadline, allow_simplify=allow_simplify)
     if strong:
         details["numeric_strong"] = True
     if verdict == "zero":

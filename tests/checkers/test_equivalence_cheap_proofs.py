@@ -144,3 +144,17 @@ def test_the_polynomial_shortcut_only_takes_exact_coefficient_fields():
     assert not eq.rational_polynomial_nonzero(sp.pi * x - 3 * x)   # QQ[pi]: left to simplify
     assert not eq.rational_polynomial_nonzero(sp.exp(x) - 1)       # not a polynomial
     assert not eq.rational_polynomial_nonzero(sp.Integer(2))       # a number is the caller's business
+
+
+def test_a_decimal_that_differs_at_many_digits_skips_simplify(simplify_calls):
+    # 2.718281828459045 is the exact number typed: equal to e in double precision, not at 40 digits
+    e, a = P("exp(x)"), P("2718281828459045/10^15")
+    r = eq.check_equivalence(e, a ** P("x"), V, require_proof=True, use_cache=False)
+    assert (r.outcome, r.method) == ("undecided", "unproved")
+    assert simplify_calls == []
+
+
+def test_simplify_still_runs_for_a_proof_when_the_sides_agree_at_many_digits(simplify_calls):
+    r = eq.check_equivalence(P("max(x, 0) - max(-x, 0)"), P("x"), V, require_proof=True, use_cache=False)
+    assert r.outcome in ("equal", "undecided")
+    assert len(simplify_calls) == 1
