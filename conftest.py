@@ -117,7 +117,7 @@ def app(tmp_path, db_url):
     app = testing.make_app(tmp_path, database_url=db_url)
     testing.load_sample(app)
     yield app
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     get_db(app).dispose()
 
 

@@ -61,7 +61,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
     import quiz_testing as testing
 
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tempfile.mkdtemp(prefix="bench-history-"))
     testing.load_sample(app)

@@ -40,8 +40,8 @@ def _app(root: Path, tmp: Path):
     sys.path.insert(0, str(root))
     import quizapp
     from quizapp import create_app
-    from quizapp.db import get_session
-    from quizapp.migrate import upgrade
+    from quizapp.storage.db import get_session
+    from quizapp.storage.migrate import upgrade
     from quizapp.services.questions import load_bank_dir
 
     assert Path(quizapp.__file__).resolve().is_relative_to(root.resolve()), quizapp.__file__
@@ -113,7 +113,7 @@ def weigh(client, path: str) -> dict[str, Any] | None:
 
 def _author_login(app, client) -> bool:
     from quizapp.auth import create_author
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     with app.app_context():
         s = get_db(app).Session()

@@ -49,7 +49,7 @@ def _token(app, who: str) -> str:
     """A fresh API token of an author (``who == "author"``) or of a signed-up learner account."""
     from quizapp.accounts import service
     from quizapp.auth import create_author, create_token
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     with app.app_context():
         session = get_db(app).Session()

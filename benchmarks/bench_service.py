@@ -66,7 +66,7 @@ def client(base: str, rounds: int, seed: int, timings: dict, failures: list, loc
 
 def load_bank(app, root: Path) -> None:
     """The same loader `quizapp load-bank` uses."""
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     from quizapp.services.questions import load_bank_dir
 
     with app.app_context():

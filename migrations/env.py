@@ -13,7 +13,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import text
 
-from quizapp.models import Base
+from quizapp.storage.models import Base
 
 config = context.config
 target_metadata = Base.metadata
@@ -62,7 +62,7 @@ def run_online() -> None:
     if connection is not None:
         _configure_and_run(connection)
         return
-    from quizapp.db_engine import make_engine
+    from quizapp.storage.db_engine import make_engine
     engine = make_engine(_url())
     try:
         with engine.connect() as conn:

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # The factory imports the app's parts itself (the Flask app-factory idiom): importing quizapp.config or
-    # quizapp.models (migrations/env.py, tools, QUIZ_SKIP_DB) then loads neither sympy nor the blueprints.
+    # quizapp.storage.models (migrations/env.py, tools, QUIZ_SKIP_DB) then loads neither sympy nor the blueprints.
     app = MemoizedUrlFlask(__name__, instance_relative_config=True)
     app.config.update(_config.from_env(app.instance_path))
     if config:
@@ -35,7 +35,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("QUIZ_SKIP_DB"):  # used by migrations/env.py to read the URL only
         return app
 
-    from . import db, i18n, learners  # local: built by the factory
+    from . import i18n, learners  # local: built by the factory
+    from .storage import db  # local: built by the factory
     from .httpkit import errors as http_errors, json_writes  # local: built by the factory
     i18n.init_app(app)
     db.init_app(app)

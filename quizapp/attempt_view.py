@@ -16,7 +16,7 @@ from checkers.kinds import find_kind
 from sqlalchemy.orm import Session
 
 from .errors import NotFound
-from .models import QuestionVersion
+from .storage.models import QuestionVersion
 from .page_view import page_from_public_view
 from .rendering import render_markdown
 from .services import attempts as attempt_service

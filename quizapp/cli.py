@@ -25,9 +25,9 @@ from checkers.bank.report import DEFAULT_SEEDS, format_report
 from .authoring.cli import COMMANDS as _AUTHORING_COMMANDS  # author accounts, tokens, import, regrade
 from .authoring.validation import file_reports
 from .config import DEFAULT_THREADS, MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
-from .cli_schema import ready_session
+from .storage.cli_schema import ready_session
 from .ops.assets import BUILD_HINT, missing_assets
-from .migrate import downgrade, upgrade
+from .storage.migrate import downgrade, upgrade
 from .services.questions import export_bank, load_bank_dir
 
 

@@ -19,8 +19,8 @@ from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 from checkers import sandbox
 from . import grading_backends
-from .db import get_db
-from .migrate import current_revision, head_revision
+from .storage.db import get_db
+from .storage.migrate import current_revision, head_revision
 from .ops import assets
 
 log = logging.getLogger(__name__)

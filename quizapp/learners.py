@@ -17,9 +17,9 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .group_commit import insert_unless_present
+from .storage.group_commit import insert_unless_present
 from .learner_cookie import is_learner_id, learner_serializer
-from .models import Learner
+from .storage.models import Learner
 
 def current_learner_id() -> str:
     """The learner of this request (from the signed cookie, or a new id set as a cookie on the response)."""
@@ -56,7 +56,7 @@ _UPSERT = {name: stmt.values(id=bindparam("id"), role="learner")
 def learner_row(session: Session, learner_id: str) -> tuple[Any, dict[str, str]] | None:
     """The statement and parameters that create the learner row unless it exists (``INSERT ... ON CONFLICT
     DO NOTHING``, SQLite and PostgreSQL), for a write that runs it with others
-    (:func:`quizapp.group_commit.write_together`); None on other databases (use :func:`ensure_learner`)."""
+    (:func:`quizapp.storage.group_commit.write_together`); None on other databases (use :func:`ensure_learner`)."""
     stmt = _UPSERT.get(session.get_bind().dialect.name)
     return (stmt, {"id": learner_id}) if stmt is not None else None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from quizapp.db import get_session
+from quizapp.storage.db import get_session
 from quizapp.errors import NotFound
 from quizapp.learners import current_learner_id
 from quizapp.services import attempts, questions

@@ -44,10 +44,11 @@ from typing import Any, Callable, Sequence
 
 from flask import Flask
 
-from . import db, serving_cpus
+from . import serving_cpus
 from .config import GC_YOUNG_THRESHOLD, TEMPLATE_CACHE_DIR
 from .ops import after_fork as ops_after_fork, metrics, request_id
 from .ops.metrics import worker_exited
+from .storage import db
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from flask import Blueprint, Response, request
 
 from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok
 from ..auth import accounts as author_accounts
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import Forbidden, Unauthorized, ValidationError
 from ..httpkit.errors import envelope
 from ..httpkit.openapi import contribute

@@ -11,8 +11,8 @@ from flask_login import login_user, logout_user
 
 from ..auth import sessions, throttle
 from ..httpkit.csrf import csrf_token
-from ..db import get_session
-from ..models import LearnerAccount
+from ..storage.db import get_session
+from ..storage.models import LearnerAccount
 from . import service
 from ..auth.identity import AccountUser, cookie_learner_id, current_sid
 

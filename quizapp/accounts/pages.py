@@ -7,7 +7,7 @@ from flask import Blueprint, Response, current_app, redirect, render_template, r
 from ..i18n import gettext as _
 
 from ..auth import accounts as author_accounts
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import ServiceError
 from ..learners import current_learner_id
 from ..httpkit import pagekit

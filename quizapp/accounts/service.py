@@ -24,7 +24,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
 from ..study import summary as practice_summary
-from ..models import ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, utcnow
+from ..storage.models import ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, utcnow
 from ..timeutil import iso_utc
 from ..study.review import card_view
 

@@ -6,7 +6,7 @@ import re
 import secrets
 from typing import Any
 
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import NotFound, ValidationError
 from ..learners import current_learner_id, learner_is_new
 from ..services import attempts as attempt_service

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from ..models import ApiToken, AuthorCredential, Learner, utcnow
+from ..storage.models import ApiToken, AuthorCredential, Learner, utcnow
 from ..timeutil import iso_utc
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{1,79}$")

@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 
 from flask import g, request, session
 
-from ..db import get_session
+from ..storage.db import get_session
 from .accounts import Principal, principal_for_session, resolve_token
 from ..httpkit.csrf import check_csrf
 from ..errors import Forbidden, Unauthorized
-from ..models import ApiToken
+from ..storage.models import ApiToken
 
 SESSION_USER = "author_id"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")

@@ -15,8 +15,8 @@ from flask_login import LoginManager, UserMixin, current_user
 from itsdangerous import BadSignature
 
 from ..config import SIGN_IN_MAX_DAYS
-from ..db import get_session
-from ..models import LearnerAccount
+from ..storage.db import get_session
+from ..storage.models import LearnerAccount
 from .guard import current_principal
 from .sessions import account_of_open_session
 from ..learner_cookie import is_learner_id, learner_serializer

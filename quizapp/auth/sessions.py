@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from ..models import LearnerAccount, SignedInSession
+from ..storage.models import LearnerAccount, SignedInSession
 
 
 def open_session(session: Session, learner_id: str) -> str:

@@ -31,7 +31,7 @@ from typing import Any, Mapping
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from ..models import LoginFailure
+from ..storage.models import LoginFailure
 
 USERNAME_MAX = 255
 ADDRESS_MAX = 64

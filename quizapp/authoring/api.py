@@ -20,7 +20,7 @@ from checkers.bank import BankError
 
 from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok
 from ..auth import require_author
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from ..httpkit.openapi import contribute
 from . import import_export, regrade, validation, versions

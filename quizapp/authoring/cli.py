@@ -20,7 +20,7 @@ from flask.cli import with_appcontext
 from . import import_export, regrade, versions
 from ..auth import AccountError, create_author, create_token, list_tokens, revoke_token
 from ..auth.accounts import iso, learner_for_username
-from ..cli_schema import ready_session
+from ..storage.cli_schema import ready_session
 from ..errors import ServiceError
 
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from checkers.bank import BankError, content_hash, question_files
 
 from ..errors import NotFound, ValidationError
-from ..models import Question, QuestionVersion
+from ..storage.models import Question, QuestionVersion
 from ..services import questions as qsvc
 from .validation import MIN_SEEDS, selftest_report, validate
 from .versions import latest_version, store_check, version_text

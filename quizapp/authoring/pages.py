@@ -25,7 +25,7 @@ from ..auth import throttle
 from ..auth.accounts import principal_for_session
 from ..auth.guard import SESSION_USER
 from ..config import PREVIEW_MAX_CHARS
-from ..db import get_session
+from ..storage.db import get_session
 from ..safe_redirect import safe_next
 from ..errors import ServiceError
 from ..httpkit.pagekit import page_headers

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..errors import NotFound
-from ..models import Attempt, QuestionVersion
+from ..storage.models import Attempt, QuestionVersion
 from ..httpkit.jsonio import json_safe
 from ..services.attempts import grade_answers
 

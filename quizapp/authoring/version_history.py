@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from checkers.bank import public_view
 
-from ..models import AuthorCredential, QuestionVersion
+from ..storage.models import AuthorCredential, QuestionVersion
 from .validation import MIN_SEEDS, selftest_report
 from .versions import add_draft, get_version_row, list_versions, saved_body, version_text
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from checkers.bank import content_hash, dump_question
 
 from ..errors import Conflict, NotFound, ValidationError
-from ..models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
+from ..storage.models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
 from ..timeutil import iso_utc
 from .validation import MIN_SEEDS, selftest_report, validate

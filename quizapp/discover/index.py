@@ -15,7 +15,7 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..models import QuestionVersion
+from ..storage.models import QuestionVersion
 from . import text as search_text
 
 TABLE = "question_search"

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from ..httpkit.jsonapi import ok, request_lang
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import ValidationError
 from ..httpkit.openapi import contribute
 from ..i18n import current_lang, gettext as _

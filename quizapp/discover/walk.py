@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..errors import ValidationError
-from ..models import Attempt
+from ..storage.models import Attempt
 from ..services import attempts, questions
 from . import index
 from .text import QUERY_MAX_CHARS

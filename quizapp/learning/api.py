@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok, query_int, request_lang
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import NotFound
 from ..httpkit.openapi import contribute
 from ..learners import current_learner_id

@@ -17,7 +17,7 @@ from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from ..errors import ValidationError
-from ..models import Attempt, QuestionVersion
+from ..storage.models import Attempt, QuestionVersion
 from ..timeutil import iso_utc
 from ..i18n import localized
 from ..study.clock import aware

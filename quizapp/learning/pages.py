@@ -11,7 +11,7 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from ..i18n import gettext as _
 from checkers.bank import VARIANT_MAX
 
-from ..db import get_session
+from ..storage.db import get_session
 from ..httpkit.csrf import csrf_token
 from ..errors import ServiceError
 from ..learners import current_learner_id, learner_is_new

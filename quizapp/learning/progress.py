@@ -23,7 +23,7 @@ from fsrs import State
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import Attempt, QuestionVersion
+from ..storage.models import Attempt, QuestionVersion
 from ..study import clock
 from ..study.clock import aware
 from ..study.grades import grade_status

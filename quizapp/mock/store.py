@@ -12,9 +12,9 @@ from typing import Any
 from flask import session
 from sqlalchemy.orm.attributes import flag_modified
 
-from ..db import get_session
+from ..storage.db import get_session
 from ..learners import current_learner_id, ensure_learner
-from ..models import MockInterview
+from ..storage.models import MockInterview
 
 SESSION_KEY = "mock_interview_id"
 

@@ -10,7 +10,7 @@ from checkers.bank import VARIANT_MAX, public_view, solution_view
 from checkers.kinds import find_kind
 
 from ..ascii_int import parse_ascii_uint
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import ServiceError
 from ..i18n import current_lang, gettext as _
 from ..learners import current_learner_id

@@ -117,7 +117,7 @@ def init_app(app: Flask) -> None:
     graded and its response built (:func:`let_go`, called between
     :func:`quizapp.services.attempts.prepare_attempt` and :func:`~quizapp.services.attempts.store_attempt`):
     storing the attempt waits for the database's writer turn, not for the interpreter, and the attempts that
-    wait together are committed together (:func:`quizapp.group_commit.write_together`)."""
+    wait together are committed together (:func:`quizapp.storage.group_commit.write_together`)."""
     for key, value in config_from_env().items():
         app.config.setdefault(key, value)
     size = int(app.config["GRADING_SLOTS"])

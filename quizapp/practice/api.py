@@ -18,10 +18,10 @@ from checkers.bank.variants import part_hints
 from flask import Blueprint
 
 from ..httpkit.jsonapi import check_unknown, field, json_body, limit_small_bodies, ok, query_int, request_lang
-from ..db import get_session
+from ..storage.db import get_session
 from ..errors import Conflict, ValidationError
 from ..learners import current_learner_id, ensure_learner
-from ..models import PracticeEvent
+from ..storage.models import PracticeEvent
 from ..services import attempts as attempt_service
 from ..services import questions as question_service
 from ..httpkit.jsonio import json_safe

@@ -36,11 +36,11 @@ from checkers.bank import VARIANT_MAX, params_for, solution_view
 from checkers.kinds import Kind, find_kind, get_kind
 from flask import current_app, has_app_context
 
-from ..group_commit import write_together
+from ..storage.group_commit import write_together
 from ..errors import NotFound, ValidationError
 from .. import grading_backends
 from ..learners import ensure_learner, learner_row
-from ..models import Attempt, QuestionVersion, new_id
+from ..storage.models import Attempt, QuestionVersion, new_id
 from ..httpkit.jsonio import json_safe
 from .answers import check_answer, localize, norm_lang
 from ..i18n import LANGS, N_, in_language
@@ -219,7 +219,7 @@ def _store(session: Session, attempt: Attempt, learner_known: bool, card: review
            keep_summary: Callable[[Session], None] | None = None) -> Any:
     """Write the learner (unless known to exist), the attempt, then ``card.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
-    (:func:`quizapp.group_commit.write_together`), where the learners, the attempts and the review cards of
+    (:func:`quizapp.storage.group_commit.write_together`), where the learners, the attempts and the review cards of
     the group are each one statement (:meth:`quizapp.study.review.CardChange.rows`); ``keep_summary``
     (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question. Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued

@@ -34,7 +34,7 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, object_session
 
 from ..config import DEFAULT_PUBLISHED_SET_RECHECK
-from ..models import QuestionVersion
+from ..storage.models import QuestionVersion
 from .questions import _level_key, _ref_key, _row
 
 

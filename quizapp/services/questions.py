@@ -19,7 +19,7 @@ from checkers.bank import (BankError, content_hash, dump_question, question_file
 from checkers.bank.tags import check_tags, load_tag_list
 
 from ..errors import NotFound
-from ..models import Question, QuestionVersion, utcnow
+from ..storage.models import Question, QuestionVersion, utcnow
 from ..levels import LEVELS
 
 BANK_LOCK_KEY = 7_402_115_002  # PostgreSQL advisory lock: one bank sync at a time

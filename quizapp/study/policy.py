@@ -40,7 +40,7 @@ from checkers.bank.schema import TRIES_DEFAULT
 from checkers.kinds import Kind, get_kind
 
 from .clock import aware
-from ..models import Attempt, PracticeEvent
+from ..storage.models import Attempt, PracticeEvent
 
 CORRECT, TRIES, REQUESTED = "correct", "tries", "requested"
 

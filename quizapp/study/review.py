@@ -35,9 +35,9 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 from checkers.kinds import Kind, find_kind
 
-from ..group_commit import insert_unless_present
+from ..storage.group_commit import insert_unless_present
 from ..errors import Conflict, ValidationError
-from ..models import Attempt, QuestionVersion, ReviewCard
+from ..storage.models import Attempt, QuestionVersion, ReviewCard
 from ..timeutil import iso_utc
 from ..i18n import localized
 from . import clock
@@ -212,7 +212,7 @@ _READ_CARD = select(_CARDS).where(_CARDS.c.learner_id == bindparam("learner"),
 _NEW_CARD = {name: stmt.returning(_CARDS.c.reps)
              for name, stmt in insert_unless_present(_CARDS, ["learner_id", "question_id"]).items()}
 # The same without RETURNING, as a row of a group commit on SQLite, where the number of rows it changed
-# tells whether it inserted (quizapp.group_commit.write_together).
+# tells whether it inserted (quizapp.storage.group_commit.write_together).
 _NEW_CARD_ROW = insert_unless_present(_CARDS, ["learner_id", "question_id"])["sqlite"]
 # reps moves with every review and pending_attempt_id with every answer waiting for a self-rating: a card
 # that still has both as read has not changed since.
@@ -238,8 +238,8 @@ class CardChange:
 
     def rows(self, dialect: str) -> list[tuple]:
         """The card's write as a row of the attempt's group commit on SQLite (one statement for the cards of
-        all the attempts committed together, :func:`quizapp.group_commit.write_together`), which tells ``outcome``
-        whether it applied; none on other databases, where :meth:`write` stores the card."""
+        all the attempts committed together, :func:`quizapp.storage.group_commit.write_together`), which tells
+        ``outcome`` whether it applied; none on other databases, where :meth:`write` stores the card."""
         if dialect != "sqlite":
             return []
         values = {k: getattr(self.row, k) for k in _CARD_KEYS}

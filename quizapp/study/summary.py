@@ -26,10 +26,10 @@ from typing import Any, Mapping
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
-from ..group_commit import insert_unless_present
+from ..storage.group_commit import insert_unless_present
 from .clock import aware
 from .grades import EPS
-from ..models import Attempt, PracticeEvent, PracticeSummary, utcnow
+from ..storage.models import Attempt, PracticeEvent, PracticeSummary, utcnow
 from . import policy
 
 _S, _E = PracticeSummary.__table__.c, PracticeEvent.__table__.c

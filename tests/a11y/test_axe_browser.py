@@ -39,7 +39,7 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 @pytest.fixture(scope="module")
 def a11y_server(tmp_path_factory):
     from quizapp.auth import create_author
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     tmp = tmp_path_factory.mktemp("a11y")
     app = testing.make_app(tmp)

@@ -90,7 +90,7 @@ def _phone_viewport(driver, height: int) -> None:
 def phone_server(tmp_path_factory):
     """The app with the whole bank, an author, served live."""
     from quizapp.auth import create_author
-    from quizapp.db import get_db, get_session
+    from quizapp.storage.db import get_db, get_session
     from quizapp.services import questions as qsvc
 
     app = testing.make_app(tmp_path_factory.mktemp("phone-width"))

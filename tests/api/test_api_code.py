@@ -30,7 +30,7 @@ def k3_client(tmp_path):
     app = testing.make_app(tmp_path)
     testing.load_sample(app, _k3_question())
     yield app.test_client()
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     get_db(app).dispose()
 
 

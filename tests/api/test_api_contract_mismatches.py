@@ -16,7 +16,7 @@ import pytest
 from quizapp.accounts import service as account_service
 from quizapp.httpkit.openapi import breaks_rule
 from quizapp.auth import create_author, create_token
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 from quiz_testing import SAMPLE_QUESTION
 
 QID = SAMPLE_QUESTION["id"]

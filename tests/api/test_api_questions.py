@@ -166,8 +166,8 @@ def test_unexpected_error_is_a_bare_500(client, monkeypatch):
 
 
 def test_cookie_keeps_the_learner(client):
-    from quizapp.db import get_db
-    from quizapp.models import Attempt, Learner
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import Attempt, Learner
     right = _right_answer(5)
     for _ in range(2):
         assert client.post("/api/v1/questions/svc-sample-double/attempts",

@@ -11,7 +11,7 @@
 import pytest
 
 from quizapp.auth import create_author, create_token
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 from quizapp.safe_redirect import safe_next
 from quiz_testing import SAMPLE_QUESTION
 

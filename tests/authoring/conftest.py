@@ -31,7 +31,7 @@ def authoring_app(tmp_path, db_url):
     app = testing.make_app(tmp_path, database_url=db_url)
     testing.load_sample(app)
     from quizapp.auth import create_author, create_token, revoke_token
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     with app.app_context():
         s = get_db(app).Session()

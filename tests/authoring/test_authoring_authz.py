@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 
 TABLES = ("learners", "questions", "question_versions", "attempts", "version_checks", "api_tokens",
           "author_credentials")
@@ -113,8 +113,8 @@ def test_authoring_matrix_author_succeeds(authoring_app, authoring_creds, matrix
             want = 200
         assert r.status_code == want, (method, url, r.status_code, r.get_data(as_text=True)[:500])
     # the token's last use is recorded; the revoked one never is
-    from quizapp.models import ApiToken
-    from quizapp.db import get_db as _db
+    from quizapp.storage.models import ApiToken
+    from quizapp.storage.db import get_db as _db
     s = _db(authoring_app).Session()
     rows = {row.name: row for row in s.query(ApiToken)}
     assert rows["ci"].last_used_at is not None and rows["old"].last_used_at is None

@@ -27,7 +27,7 @@ def _authored() -> str:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     from quizapp.auth import create_author, create_token
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path_factory.mktemp("auth-editor"))
     s = get_db(app).Session()

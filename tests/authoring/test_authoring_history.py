@@ -8,7 +8,7 @@ import copy
 from checkers.bank import dump_question
 import quiz_testing as testing
 from quizapp.authoring import versions
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 
 YAML = {"Content-Type": "application/yaml"}
 

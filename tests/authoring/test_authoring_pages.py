@@ -83,8 +83,8 @@ def test_authoring_tokens_page_create_use_revoke(authoring_app, authoring_passwo
     api = authoring_app.test_client()
     h = {"Authorization": f"Bearer {token}"}
     assert api.get("/api/v1/questions/svc-sample-double/versions", headers=h).status_code == 200
-    from quizapp.db import get_db
-    from quizapp.models import ApiToken
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import ApiToken
     s = get_db(authoring_app).Session()
     row = s.query(ApiToken).filter_by(name="laptop").one()
     assert row.token_hash != token and len(row.token_hash) == 64 and row.last_used_at is not None
@@ -110,8 +110,8 @@ def test_authoring_cli_accounts_and_tokens(authoring_app):
     assert token not in listing and "active" in listing
     assert runner.invoke(args=["revoke-token", token_id]).exit_code == 0
     assert api.get("/api/v1/export?format=json", headers=h).status_code == 401
-    from quizapp.db import get_db
-    from quizapp.models import AuthorCredential
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import AuthorCredential
     s = get_db(authoring_app).Session()
     cred = s.query(AuthorCredential).filter_by(username="carol").one()
     assert cred.password_hash.startswith("scrypt:") and "carol password 1" not in cred.password_hash

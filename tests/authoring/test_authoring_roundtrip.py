@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 
 
 def _tree(root: Path) -> dict[str, bytes]:

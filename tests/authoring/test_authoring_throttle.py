@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from quizapp.auth import accounts, throttle
-from quizapp.db import get_db
-from quizapp.models import LoginFailure
+from quizapp.storage.db import get_db
+from quizapp.storage.models import LoginFailure
 
 T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from checkers.bank import params_for
-from quizapp.db import get_db
-from quizapp.models import Attempt
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Attempt
 
 
 def test_authoring_regrade_uses_the_attempts_own_version(authoring_app, authoring_creds, authoring_question):

@@ -56,7 +56,7 @@ def xss_question() -> dict:
 @pytest.fixture(scope="module")
 def xss_server(tmp_path_factory):
     from quizapp.auth import create_author, create_token
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     tmp = tmp_path_factory.mktemp("auth-xss")
     app = testing.make_app(tmp)

@@ -30,7 +30,7 @@ def write(root: Path) -> Path:
 
 
 def load(app, root: Path) -> None:
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     from quizapp.services.questions import load_bank_dir
 
     with app.app_context():

@@ -13,7 +13,7 @@ def discover_app(tmp_path, db_url):
     import bank_fixture
 
     import quiz_testing as testing
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path, database_url=db_url)
     bank_fixture.load(app, tmp_path / "bank")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import cases
 from sqlalchemy import select
 
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 from quizapp.discover import text as search_text, walk
 from quizapp.learners import ensure_learner
-from quizapp.models import Attempt, QuestionVersion
+from quizapp.storage.models import Attempt, QuestionVersion
 
 
 def test_search_in_english_and_chinese(discover_app):

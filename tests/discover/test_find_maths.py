@@ -8,7 +8,7 @@ import quiz_testing as testing
 
 
 def test_find_results_render_title_maths(tmp_path, db_url):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path, database_url=db_url)
     question = testing.sample_question(id="find-maths", title={"en": "Tuning $\\beta$ for $\\chi^2$",

@@ -8,7 +8,7 @@ import re
 import pytest
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 from quizapp.discover import index, text, why
 
 TAGS = "kl-divergence: {en: KL divergence, zh: KL 散度}\nclipping: {en: Clipping, zh: 裁剪}\n"

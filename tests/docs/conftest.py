@@ -10,7 +10,7 @@ import quiz_testing as testing
 
 @pytest.fixture(scope="module")
 def docs_live_server(tmp_path_factory):
-    from quizapp.db import get_db, get_session
+    from quizapp.storage.db import get_db, get_session
     from quizapp.services import questions as qsvc
 
     tmp = tmp_path_factory.mktemp("docs-live")

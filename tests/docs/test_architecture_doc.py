@@ -187,7 +187,7 @@ def test_the_example_kind_keeps_the_contract(example_kind, check):
 
 
 def test_the_example_kind_grades_through_the_app(example_kind, tmp_path):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     data = load_question_file(example_kind.starter_file)
     k = int(params_for(data, VARIANT)["k"])

@@ -47,7 +47,7 @@ def test_standalone_svg_keeps_its_own_name():
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path_factory.mktemp("figures-dark"))
     testing.load_sample(app, _question(QID))

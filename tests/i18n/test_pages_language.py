@@ -93,7 +93,7 @@ def site(tmp_path_factory):
     app = testing.make_app(tmp_path_factory.mktemp("i18n"))
     testing.load_sample(app)
     from quizapp.auth import create_author
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     with app.app_context():
         s = get_db(app).Session()

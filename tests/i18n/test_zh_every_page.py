@@ -157,7 +157,7 @@ def _question(rel: str) -> dict:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     from quizapp.auth import create_author
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path_factory.mktemp("zh-pages"))
     app.config["QUIZ_BANK_PATH"] = str(ROOT / "questions")   # the curated topic names (tags.yml)

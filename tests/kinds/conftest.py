@@ -17,7 +17,7 @@ def kinds_app(tmp_path) -> Callable[..., Any]:
 
     def make(*questions: dict[str, Any]):
         from quizapp.auth import create_author
-        from quizapp.db import get_db
+        from quizapp.storage.db import get_db
 
         folder = tmp_path / f"app{len(apps)}"
         folder.mkdir()
@@ -31,7 +31,7 @@ def kinds_app(tmp_path) -> Callable[..., Any]:
         return app
 
     yield make
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     for app in apps:
         get_db(app).dispose()

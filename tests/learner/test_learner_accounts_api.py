@@ -105,8 +105,8 @@ def test_export_json_and_csv_then_delete_removes_everything(signed_up, app, lm):
     other = app.test_client()
     lm.error(other.post("/api/v1/account/login", json={"email": "ada@example.org", "password": lm.PASSWORD}),
              401, "password")
-    from quizapp.db import get_db
-    from quizapp.models import Attempt
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import Attempt
     with get_db(app).Session() as session:
         assert session.get(Attempt, made["attempt_id"]) is None  # removed, not anonymised
 

@@ -16,7 +16,7 @@ PASSWORD = "a long passphrase 42"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     tmp = tmp_path_factory.mktemp("learner-live")
     app = testing.make_app(tmp)

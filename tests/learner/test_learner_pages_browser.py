@@ -21,7 +21,7 @@ ZONE = "Asia/Kathmandu"  # UTC+05:45: no chance of matching UTC by accident, eve
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     tmp = tmp_path_factory.mktemp("learner-pages-live")
     app = testing.make_app(tmp)

@@ -11,8 +11,8 @@ from email.utils import parsedate_to_datetime
 from sqlalchemy import select, update
 
 from quizapp.config import SIGN_IN_MAX_DAYS
-from quizapp.db import get_db
-from quizapp.models import SignedInSession
+from quizapp.storage.db import get_db
+from quizapp.storage.models import SignedInSession
 
 PASSWORD = "a long passphrase 42"
 REMEMBER = "remember_token"

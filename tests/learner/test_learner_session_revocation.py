@@ -4,8 +4,8 @@ sessions of the same account stay signed in; deleting the account ends them all.
 
 from sqlalchemy import func, select
 
-from quizapp.db import get_db
-from quizapp.models import SignedInSession
+from quizapp.storage.db import get_db
+from quizapp.storage.models import SignedInSession
 
 PASSWORD = "a long passphrase 42"
 

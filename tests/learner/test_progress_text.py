@@ -45,7 +45,7 @@ def _answer(client, qid: str, question: dict, variant: int) -> None:
 
 
 def test_progress_page_names_topics_and_counts_days(tmp_path, db_url):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path, database_url=db_url)
     app.config["QUIZ_BANK_PATH"] = str(ROOT / "questions")

@@ -11,7 +11,7 @@ TITLE = {"en": "Tuning $\\beta$ by hand", "zh": "手动调节 $\\beta$"}
 
 
 def test_history_and_review_draw_title_maths(tmp_path, db_url):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path, database_url=db_url)
     testing.load_sample(app, testing.sample_question(id="titled-beta", title=TITLE))

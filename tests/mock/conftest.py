@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discover"))  # the
 import bank_fixture  # noqa: E402
 
 import quiz_testing as testing  # noqa: E402
-from quizapp.db import get_db  # noqa: E402
+from quizapp.storage.db import get_db  # noqa: E402
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ import quiz_testing as testing
 @pytest.fixture
 def pg_app(tmp_path, pg_url):
     """The app on a migrated PostgreSQL database holding the sample question."""
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = testing.make_app(tmp_path, database_url=pg_url)
     testing.load_sample(app)

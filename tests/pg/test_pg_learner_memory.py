@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 from sqlalchemy import select, text
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 from quizapp.study import clock as study_clock
-from quizapp.models import Attempt, Learner, LearnerAccount, Question, QuestionVersion, ReviewCard
+from quizapp.storage.models import Attempt, Learner, LearnerAccount, Question, QuestionVersion, ReviewCard
 
 
 def _answer(client, variant, answers, headers=None):

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import func, select
 
 from quizapp.auth import accounts, create_author, throttle
-from quizapp.db import get_db
-from quizapp.models import LoginFailure
+from quizapp.storage.db import get_db
+from quizapp.storage.models import LoginFailure
 
 PASSWORD = "correct horse battery"
 

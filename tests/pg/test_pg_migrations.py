@@ -6,8 +6,8 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 
 import quiz_testing as testing
-from quizapp.db import get_db
-from quizapp.models import Question, QuestionVersion
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Question, QuestionVersion
 
 
 def test_pg_upgrade_matches_models_downgrade_and_upgrade_again(tmp_path, pg_url):

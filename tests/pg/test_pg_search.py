@@ -14,7 +14,7 @@ import bank_fixture  # noqa: E402
 import cases  # noqa: E402
 
 import quiz_testing as testing  # noqa: E402
-from quizapp.db import get_db  # noqa: E402
+from quizapp.storage.db import get_db  # noqa: E402
 
 
 @pytest.fixture()

@@ -9,8 +9,8 @@ from checkers.bank import question_files
 import quiz_testing as testing
 from quizapp.cli import cli
 from quizapp.config import PROJECT_ROOT
-from quizapp.db import get_db
-from quizapp.models import Attempt, Learner, Question, QuestionVersion
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Attempt, Learner, Question, QuestionVersion
 
 
 def test_pg_load_bank_twice_no_duplicates(pg_url, tmp_path):

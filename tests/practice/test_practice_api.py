@@ -3,8 +3,8 @@ two hints)."""
 
 from checkers.bank import params_for
 from checkers.params import resolve_value
-from quizapp.db import get_session
-from quizapp.models import PracticeEvent, ReviewCard
+from quizapp.storage.db import get_session
+from quizapp.storage.models import PracticeEvent, ReviewCard
 from quizapp.study.credit import CREDIT_FLOOR, HINT_COST, credit
 from quiz_testing import SAMPLE_QUESTION
 

@@ -13,8 +13,8 @@ from sqlalchemy import delete, select
 import quiz_testing as testing
 from checkers.bank import params_for
 from checkers.params import resolve_value
-from quizapp.db import get_db
-from quizapp.models import Attempt, PracticeSummary, new_id
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Attempt, PracticeSummary, new_id
 
 QID = testing.SAMPLE_QUESTION["id"]
 EARLIER = 299  # attempts stored before the last one

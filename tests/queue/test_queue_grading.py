@@ -59,7 +59,7 @@ def apps(tmp_path):
         return app
 
     yield make
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     for app in made:
         get_db(app).dispose()
 

@@ -4,8 +4,8 @@ and then gets 503 ``busy`` with Retry-After, storing nothing, and reads are serv
 import pytest
 
 import quiz_testing as testing
-from quizapp.db import get_db
-from quizapp.models import Attempt
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Attempt
 from quizapp.ops import admission
 
 QID = testing.SAMPLE_QUESTION["id"]

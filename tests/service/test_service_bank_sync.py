@@ -3,9 +3,9 @@
 import pytest
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 from quizapp.errors import NotFound, ValidationError
-from quizapp.models import Attempt, QuestionVersion
+from quizapp.storage.models import Attempt, QuestionVersion
 from quizapp.services import attempts, questions
 
 

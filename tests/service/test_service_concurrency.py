@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import select
 
 import quiz_testing as testing
-from quizapp.db import get_db
-from quizapp.models import Attempt
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Attempt
 
 N = 32
 

@@ -8,7 +8,7 @@ import threading
 
 import quiz_testing as testing
 from quizapp.config import DEFAULT_THREADS
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 
 
 def test_every_request_thread_gets_a_connection_at_once(tmp_path, db_url):

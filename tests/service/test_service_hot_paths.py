@@ -5,7 +5,7 @@ bounded whatever filters clients invent; a numeric attempt reads the published v
 import pytest
 
 import quiz_testing as testing
-from quizapp import write_turn as turns
+from quizapp.storage import write_turn as turns
 from quizapp.api import questions as api_questions
 from quizapp.services import question_cache
 
@@ -65,9 +65,9 @@ def _submit(client, variant: int = 3):
 
 
 def test_an_attempt_and_its_review_card_are_one_commit(app, client, monkeypatch):
-    from quizapp import group_commit
-    from quizapp.db import get_db
-    from quizapp.models import Attempt, ReviewCard
+    from quizapp.storage import group_commit
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import Attempt, ReviewCard
 
     syncs = []
     if get_db(app).engine.dialect.name == "sqlite":  # the group commit syncs the WAL itself, once per group
@@ -85,8 +85,8 @@ def test_an_attempt_and_its_review_card_are_one_commit(app, client, monkeypatch)
 
 
 def _counts(app) -> tuple[int, int]:
-    from quizapp.db import get_db
-    from quizapp.models import Attempt, ReviewCard
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import Attempt, ReviewCard
 
     with app.app_context():
         session = get_db(app).Session()
@@ -131,9 +131,9 @@ def test_a_card_changed_between_its_rating_and_its_write_is_rated_again(app, cli
     so neither review is lost."""
     from sqlalchemy import select, update
 
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     from quizapp.study import review
-    from quizapp.models import ReviewCard
+    from quizapp.storage.models import ReviewCard
 
     assert _submit(client, 1).status_code == 201
     original = review.plan_attempt
@@ -163,10 +163,10 @@ def test_a_card_rated_before_the_write_equals_one_rated_inside_it(app):
 
     from sqlalchemy import select
 
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     from quizapp.learners import ensure_learner
     from quizapp.study import review
-    from quizapp.models import Attempt, ReviewCard
+    from quizapp.storage.models import Attempt, ReviewCard
     from quizapp.services.attempts import grade_answers
     from quizapp.services.questions import get_question
 
@@ -226,7 +226,7 @@ def _statements_of_submit(app, client) -> tuple[object, list[str]]:
     """A submit's response and the SQL statements it ran (transaction control left out), whitespace folded."""
     import quiz_testing as testing
 
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     with testing.sql_seen(get_db(app).engine) as seen:
         r = _submit(client, 1)
@@ -254,8 +254,8 @@ def test_a_submit_reads_only_the_statuses_of_earlier_verdicts(app, client):
     """The history a submit replays when it rebuilds the learner's summary (here: deleted, as after an
     account merge) holds, of each earlier attempt's verdicts, only the graded parts' statuses, taken out by
     the database. The tries still count as before."""
-    from quizapp.db import get_db
-    from quizapp.models import PracticeSummary
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import PracticeSummary
 
     for variant in (1, 2):
         assert _submit(client, variant).status_code == 201
@@ -274,7 +274,7 @@ def test_a_first_submit_reads_nothing_of_the_learner_it_makes_up(app, client, mo
     """No cookie: the learner id is made up for the request, so there is no history and no card to read.
     The learner, the attempt and the new card are written; a second submit with the cookie then finds the
     card and the history that the first one stored."""
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     monkeypatch.setattr(question_cache, "clock", lambda: 1_000.0)  # however slow the machine, no recheck is due
     with app.app_context():  # the published rows are in the worker's cache, as after its first request
@@ -299,8 +299,8 @@ def _submits_in_one_group(app, clients_variants: list) -> list:
     import os
     import threading
 
-    from quizapp import group_commit
-    from quizapp.db import get_db
+    from quizapp.storage import group_commit
+    from quizapp.storage.db import get_db
 
     path = os.path.abspath(get_db(app).engine.url.database)
     queue, turn = group_commit._queue_for(path), turns._turn_for(path)
@@ -334,8 +334,8 @@ def test_attempts_committed_together_on_one_card_are_each_rated(app, client):
     keep theirs."""
     from sqlalchemy import select
 
-    from quizapp.db import get_db
-    from quizapp.models import Attempt, ReviewCard
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import Attempt, ReviewCard
 
     assert _submit(client, 1).status_code == 201  # the learner's card exists: each attempt updates it
     others = [app.test_client() for _ in range(2)]
@@ -354,7 +354,7 @@ def test_attempts_committed_together_on_one_card_are_each_rated(app, client):
 def test_new_cards_of_a_group_are_one_statement(app):
     import quiz_testing as testing
 
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     with testing.sql_seen(get_db(app).engine) as seen:
         out = _submits_in_one_group(app, [(app.test_client(), v) for v in range(1, 6)])

@@ -1,7 +1,7 @@
 """Alembic: upgrade to head on an empty database matches the models; downgrade to base works."""
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 
 
 def test_upgrade_matches_models_and_downgrade_to_base(tmp_path):
@@ -19,7 +19,7 @@ def test_sqlite_pragmas(tmp_path):
 
 def test_postgres_url_builds_an_engine_without_connecting():
     """psycopg is in the test extra; tests/pg/ run migrations and the service on a real PostgreSQL."""
-    from quizapp.db_engine import make_engine
+    from quizapp.storage.db_engine import make_engine
     engine = make_engine("postgresql+psycopg://u:p@localhost:1/db")
     assert engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
     assert engine.pool._pre_ping  # pool_pre_ping: a restarted server does not fail the next request

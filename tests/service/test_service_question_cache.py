@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import event
 
 import quiz_testing as testing
-from quizapp.db import get_db
-from quizapp.models import QuestionVersion
+from quizapp.storage.db import get_db
+from quizapp.storage.models import QuestionVersion
 from quizapp.services import question_cache
 from quizapp.services.questions import list_questions
 

@@ -1,4 +1,4 @@
-"""The group commit's rows sent to SQLite's driver directly (quizapp.sqlite_rows): bound exactly as SQLAlchemy
+"""The group commit's rows sent to SQLite's driver directly (quizapp.storage.sqlite_rows): bound exactly as SQLAlchemy
 binds them, one INSERT statement for many rows, SQLAlchemy's errors, and statements it must leave alone."""
 
 import sqlite3
@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import bindparam, create_engine, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from quizapp import sqlite_rows
+from quizapp.storage import sqlite_rows
 from quizapp.learners import learner_row
 from quizapp.study.review import _NEW_CARD_ROW, _SAME_CARD
-from quizapp.models import Attempt, Base, Learner
+from quizapp.storage.models import Attempt, Base, Learner
 from quizapp.services.attempts import _ATTEMPT_KEYS, _INSERT_ATTEMPT
 
 pytestmark = pytest.mark.sqlite_only(reason="the rows go to SQLite's own driver")

@@ -7,8 +7,8 @@ attempt, hint and solution request, and a row changed behind a submit's back is 
 from sqlalchemy import select
 
 import quiz_testing as testing
-from quizapp.db import get_db
-from quizapp.models import PracticeSummary
+from quizapp.storage.db import get_db
+from quizapp.storage.models import PracticeSummary
 from quizapp.study import policy, summary
 
 QID = testing.SAMPLE_QUESTION["id"]
@@ -90,7 +90,7 @@ def test_a_summary_changed_behind_a_submits_back_is_dropped_then_rebuilt(app, cl
     for _ in range(2):
         assert _submit(client, 7).status_code == 201
     with app.app_context(), get_db(app).Session() as session:
-        from quizapp.models import Attempt
+        from quizapp.storage.models import Attempt
         from quizapp.services.questions import get_question
         question = get_question(session, QID)
         learner = session.scalars(select(PracticeSummary.learner_id)).one()

@@ -11,7 +11,7 @@ import re
 import pytest
 
 import quiz_testing as testing
-from quizapp.db import get_db
+from quizapp.storage.db import get_db
 
 QID = testing.SAMPLE_QUESTION["id"]
 PASSWORD = "a long passphrase 42"

@@ -22,8 +22,8 @@ import quiz_testing as testing
 from quizapp import serving
 from quizapp.config import MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
 from quizapp.serving_worker import DrainingThreadWorker
-from quizapp.db import get_db
-from quizapp.models import Attempt
+from quizapp.storage.db import get_db
+from quizapp.storage.models import Attempt
 
 PROCESSES = 4
 PER_PROCESS = 12

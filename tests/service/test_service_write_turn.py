@@ -1,4 +1,4 @@
-"""Attempt writers on SQLite take turns (quizapp.write_turn): one holder at a time among the threads of
+"""Attempt writers on SQLite take turns (quizapp.storage.write_turn): one holder at a time among the threads of
 a process, and across processes through flock on ``<database>-writers``; other databases pass through."""
 
 import fcntl
@@ -9,9 +9,9 @@ import pytest
 
 import quiz_testing as testing
 
-from quizapp import write_turn as turns
-from quizapp.db import get_db
-from quizapp.write_turn import write_turn
+from quizapp.storage import write_turn as turns
+from quizapp.storage.db import get_db
+from quizapp.storage.write_turn import write_turn
 
 
 def _other_process_can_lock(path: str) -> bool:
@@ -111,7 +111,7 @@ def test_no_descriptor_outlives_a_turn(tmp_path):
 def _learner_rows(db) -> list[str]:
     from sqlalchemy import select
 
-    from quizapp.models import Learner
+    from quizapp.storage.models import Learner
 
     session = db.Session()
     try:
@@ -124,7 +124,7 @@ def _writes_queued_behind_a_held_turn(db, works: list) -> tuple[list, list[int],
     """Run ``works`` (each a work, or a pair of a work and its rows) through write_together from one thread
     each while the test holds the process's writer turn, so that the first waits for the turn and the others
     queue behind it; returns (results or errors, in order; commits seen; statements run)."""
-    from quizapp import group_commit
+    from quizapp.storage import group_commit
 
     path = os.path.abspath(db.engine.url.database)
     out: list = [None] * len(works)
@@ -182,7 +182,7 @@ def test_writes_waiting_for_the_turn_are_committed_together(app):
 def test_the_turn_passes_to_the_writes_queued_during_a_group_and_each_thread_is_woken_once(app, monkeypatch):
     """Writes that queue while a group is being written form the next group, written by the first of them;
     a waiting thread is woken once (to write the next group, or with its result), never to wait again."""
-    from quizapp import group_commit
+    from quizapp.storage import group_commit
 
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(51, 55)]
@@ -271,7 +271,7 @@ def test_a_row_that_fails_in_a_group_costs_no_other_write(app):
     from sqlalchemy import insert
     from sqlalchemy.exc import IntegrityError
 
-    from quizapp.models import Learner
+    from quizapp.storage.models import Learner
 
     db = get_db(app)
     ids = [f"{i:032x}" for i in range(31, 35)]
@@ -290,7 +290,7 @@ def test_a_row_that_fails_in_a_group_costs_no_other_write(app):
 def test_rows_keep_each_writes_order():
     """A statement first given by a later write goes right after the one before it there: the learner's
     row before the attempt that needs it, even when the first write of the group had no learner row."""
-    from quizapp import group_commit
+    from quizapp.storage import group_commit
 
     class _Conn:
         def __init__(self):
@@ -314,7 +314,7 @@ def test_rows_keep_each_writes_order():
 def test_no_write_of_a_group_returns_before_the_group_is_on_disk(app, monkeypatch):
     """The group commits with synchronous=NORMAL and syncs the WAL itself after the turn: a write whose sync
     failed is not answered as done, though its transaction committed."""
-    from quizapp import group_commit
+    from quizapp.storage import group_commit
 
     def no_disk(_path):
         raise OSError("the disk is gone")
@@ -333,7 +333,7 @@ def test_no_write_of_a_group_returns_before_the_group_is_on_disk(app, monkeypatc
 def test_when_the_turn_cannot_be_taken_every_queued_write_fails_and_none_waits_on(app, monkeypatch):
     from contextlib import contextmanager
 
-    from quizapp import group_commit
+    from quizapp.storage import group_commit
 
     taken = group_commit.write_turn
 
@@ -357,7 +357,7 @@ def test_when_the_turn_cannot_be_taken_every_queued_write_fails_and_none_waits_o
 def test_only_the_group_commit_leaves_the_sync_to_after_the_turn(app):
     from sqlalchemy import text
 
-    from quizapp import group_commit
+    from quizapp.storage import group_commit
 
     db = get_db(app)
     with db.engine.connect() as conn:
@@ -371,7 +371,7 @@ def test_only_the_group_commit_leaves_the_sync_to_after_the_turn(app):
 def test_normal_is_refused_without_a_wal():
     from sqlalchemy import text
 
-    from quizapp.db_engine import make_engine
+    from quizapp.storage.db_engine import make_engine
 
     engine = make_engine("sqlite://", synchronous="NORMAL")  # in memory: no WAL to sync after the turn
     with engine.connect() as conn:

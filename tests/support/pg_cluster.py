@@ -125,7 +125,7 @@ class PgCluster:
         if self.template is None:
             import quiz_testing
 
-            from quizapp.db import get_db
+            from quizapp.storage.db import get_db
 
             name = self.create_database()
             scratch = Path(tempfile.mkdtemp(prefix="quizpg-template-"))

@@ -43,7 +43,7 @@ def make_app(tmp_path: Path, *, migrate: bool = True, database_url: str | None =
     """An app on ``database_url`` (default: SQLite at ``tmp_path/quiz.sqlite3``; the ``db_url`` fixture of
     the root conftest.py gives a fresh PostgreSQL database too), migrated to head (the schema comes from Alembic)."""
     from quizapp import create_app
-    from quizapp.migrate import upgrade
+    from quizapp.storage.migrate import upgrade
 
     cfg = {"TESTING": True, "SECRET_KEY": "test-secret",
            "DATABASE_URL": database_url or f"sqlite:///{Path(tmp_path) / 'quiz.sqlite3'}", "GRADE_TIMEOUT": 20,
@@ -57,7 +57,7 @@ def make_app(tmp_path: Path, *, migrate: bool = True, database_url: str | None =
 
 
 def load_sample(app, *questions: dict[str, Any]):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     from quizapp.services.questions import sync_bank
 
     with app.app_context():
@@ -75,7 +75,7 @@ def schema_diffs(engine) -> list:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from quizapp.models import Base
+    from quizapp.storage.models import Base
 
     with engine.connect() as conn:
         from quizapp.discover.index import autogen_include_name  # the search index's tables are not models
@@ -90,8 +90,8 @@ def assert_migration_round_trip(app, *, on_head: Callable[[Any], None] | None = 
     upgrading again matches the models. Returns the head revision; disposes of the engine."""
     from sqlalchemy import inspect
 
-    from quizapp.db import get_db
-    from quizapp.migrate import current_revision, downgrade, head_revision, upgrade
+    from quizapp.storage.db import get_db
+    from quizapp.storage.migrate import current_revision, downgrade, head_revision, upgrade
 
     engine = get_db(app).engine
     assert inspect(engine).get_table_names() == []
@@ -243,7 +243,7 @@ def open_question(driver, base: str, qid: str, variant: int, *, lang: str = "en"
 
 def until_queued(queue, ready: Callable[[], bool], tries: int = 20_000) -> None:
     """Wait (bounded: ``tries`` polls 1 ms apart) until ``ready()`` holds for the group commit's ``queue``
-    (:mod:`quizapp.db`), read under its lock."""
+    (:mod:`quizapp.storage.db`), read under its lock."""
     for _ in range(tries):
         with queue.lock:
             if ready():
@@ -368,9 +368,9 @@ def sql_seen(engine) -> Iterator[SqlSeen]:
 
 def mock_items(app, client) -> list[dict]:
     """The items of ``client``'s mock interview as the server keeps them (the cookie only names it)."""
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     from quizapp.mock.store import SESSION_KEY
-    from quizapp.models import MockInterview
+    from quizapp.storage.models import MockInterview
 
     with client.session_transaction() as sess:
         mid = sess[SESSION_KEY]

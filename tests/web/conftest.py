@@ -97,8 +97,9 @@ def web_questions() -> list[dict]:
 
 def make_app(db_path, *, bank: str | None = None, questions: list[dict] | None = None):
     """The real app on ``db_path``, migrated with Alembic, with a bank folder or the given questions."""
-    from quizapp import create_app, migrate
-    from quizapp.db import get_session
+    from quizapp import create_app
+    from quizapp.storage import migrate
+    from quizapp.storage.db import get_session
     from quizapp.services import questions as qsvc
 
     app = create_app({
@@ -120,7 +121,7 @@ def make_app(db_path, *, bank: str | None = None, questions: list[dict] | None =
 def web_app(tmp_path):
     app = make_app(tmp_path / "web.sqlite3", questions=web_questions())
     yield app
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     get_db(app).dispose()
 
 
@@ -144,7 +145,7 @@ def web_client(web_app):
 def practice_server(tmp_path_factory, web_make_app):
     """The sample question served live for one test module's browser (its own database)."""
     import quiz_testing as testing
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = web_make_app(tmp_path_factory.mktemp("practice-live") / "live.sqlite3",
                        questions=[testing.SAMPLE_QUESTION])

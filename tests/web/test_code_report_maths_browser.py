@@ -30,7 +30,7 @@ ta.value = arguments[1];
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, web_make_app):
     from checkers.bank import load_question_file
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     loaded = load_question_file(ROOT / "questions" / "L1" / f"{QID}.yaml")
     question = loaded if isinstance(loaded, dict) else loaded[0]

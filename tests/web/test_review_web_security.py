@@ -14,7 +14,7 @@ def app(tmp_path):
     app = testing.make_app(tmp_path)
     testing.load_sample(app)
     yield app
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     get_db(app).dispose()
 
 

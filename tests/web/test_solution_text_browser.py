@@ -51,7 +51,7 @@ return [shown, spoken];
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, web_make_app):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     app = web_make_app(tmp_path_factory.mktemp("solution-text") / "live.sqlite3", questions=[QUESTION])
     with testing.serve_in_thread(app, threads=4, name="solution-text-server") as url:

@@ -27,12 +27,12 @@ WAIT_S = 20
 
 @pytest.fixture(scope="module")
 def web_live_server(tmp_path_factory, web_make_app, web_xss_question):
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     tmp = tmp_path_factory.mktemp("web-live")
     app = web_make_app(tmp / "live.sqlite3", questions=None)
     bank = app.config["QUIZ_BANK_PATH"]
-    from quizapp.db import get_session
+    from quizapp.storage.db import get_session
     from quizapp.services import questions as qsvc
 
     with app.app_context():

@@ -32,7 +32,7 @@ BUGGY = ("import torch\n"
 @pytest.fixture(scope="module")
 def code_live_server(tmp_path_factory, web_make_app):
     from checkers.bank import load_question_file
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     assert BUNDLE.is_file(), f"{BUNDLE} is missing: run scripts/setup (npm ci + the esbuild bundle in frontend/)"
     loaded = load_question_file(ROOT / "questions" / "L1" / f"{QID}.yaml")

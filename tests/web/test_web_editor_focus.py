@@ -35,7 +35,7 @@ return [document.activeElement === host, host.shadowRoot.activeElement
 @pytest.fixture(scope="module")
 def editor_page(tmp_path_factory):
     from checkers.bank import load_question_file
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
 
     assert BUNDLE.is_file(), f"{BUNDLE} is missing: run scripts/setup (npm ci + the esbuild bundle in frontend/)"
     loaded = load_question_file(ROOT / "questions" / "L1" / f"{QID}.yaml")

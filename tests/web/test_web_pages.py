@@ -76,8 +76,8 @@ def test_web_home_filters_by_level_and_tag(web_client):
 def test_web_home_shows_last_result(web_app, web_client):
     from itsdangerous import URLSafeSerializer
 
-    from quizapp.db import get_session
-    from quizapp.models import Attempt, Learner
+    from quizapp.storage.db import get_session
+    from quizapp.storage.models import Attempt, Learner
     from quizapp.services.questions import get_question
 
     learner = "ab" * 16

@@ -35,7 +35,7 @@ def live(tmp_path_factory):
     app = testing.make_app(tmp_path_factory.mktemp("client"))
     with testing.serve_in_thread(app, threads=2, name="client-live-server") as url:
         yield url
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     get_db(app).dispose()
 
 

@@ -32,7 +32,7 @@ ADVANTAGES = [n for n in NAMES if n.startswith("advantages.")]
 def client(tmp_path_factory):
     app = testing.make_app(tmp_path_factory.mktemp("standalone"))
     yield app.test_client()
-    from quizapp.db import get_db
+    from quizapp.storage.db import get_db
     get_db(app).dispose()
 
 

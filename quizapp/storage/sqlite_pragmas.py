@@ -5,7 +5,7 @@ processes of ``quizapp serve``) wait for each other in the busy handler (``busy_
 with "database is locked". ``foreign_keys=ON``. ``synchronous=FULL``: a commit returns only once the WAL is
 synced, so an attempt answered with 201 survives a power loss (``NORMAL`` syncs only at checkpoints: a crash
 of the machine could drop acknowledged attempts; the cost is measured by ``benchmarks/bench_load.py``). The
-one connection allowed ``NORMAL`` is the group commit's (:mod:`quizapp.group_commit`), which syncs the WAL
+one connection allowed ``NORMAL`` is the group commit's (:mod:`quizapp.storage.group_commit`), which syncs the WAL
 itself before answering, and only in WAL mode.
 """
 

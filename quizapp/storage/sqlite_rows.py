@@ -1,8 +1,8 @@
 """The rows of a SQLite group commit, bound before the writer's turn and sent to the driver in it.
 
-Inside the turn (:func:`quizapp.group_commit.write_together`) every call into SQLite's driver gives up the interpreter
-lock while SQLite works, and takes it back afterwards: with the worker's other threads busy grading and
-rendering, each taking back waits for one of them to let go. Measured under 32 clients on two workers, the
+Inside the turn (:func:`quizapp.storage.group_commit.write_together`) every call into SQLite's driver gives up
+the interpreter lock while SQLite works, and takes it back afterwards: with the worker's other threads busy
+grading and rendering, each taking back waits for one of them to let go. Measured under 32 clients on two workers, the
 turn held the database 17-19 ms per group of ~6 attempts, of which 3.3 ms was its own CPU: the rest was
 waiting for the lock, about 25 times per group (each statement, and each row of an ``executemany``).
 

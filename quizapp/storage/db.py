@@ -1,12 +1,12 @@
-"""The application's database: its engine (:mod:`quizapp.db_engine`) and one session per request (or per CLI
+"""The application's database: its engine (:mod:`quizapp.storage.db_engine`) and one session per request (or per CLI
 command).
 
-Attempts are written differently (:mod:`quizapp.group_commit`, on SQLite in the writer's turn of
-:mod:`quizapp.write_turn`); every other read and write goes through the request's session.
+Attempts are written differently (:mod:`quizapp.storage.group_commit`, on SQLite in the writer's turn of
+:mod:`quizapp.storage.write_turn`); every other read and write goes through the request's session.
 
 Usage inside a request or app context::
 
-    from quizapp.db import get_session
+    from quizapp.storage.db import get_session
     session = get_session()          # the same Session for the whole request; closed on teardown
 """
 
@@ -16,7 +16,7 @@ from flask import Flask, current_app, g
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from .config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
+from ..config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
 from .db_engine import make_engine
 from .group_commit import drop_group_writer
 

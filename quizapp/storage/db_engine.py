@@ -1,6 +1,6 @@
 """The SQLAlchemy engine of a database URL, as the service uses it.
 
-A SQLite file gets the service's pragmas on every connection (:mod:`quizapp.sqlite_pragmas`) and a pool of
+A SQLite file gets the service's pragmas on every connection (:mod:`quizapp.storage.sqlite_pragmas`) and a pool of
 ``pool_size`` connections; SQLite in memory is one shared connection. The driver opens a transaction only at
 the first write (pysqlite's default), so a write transaction holds the lock from its first INSERT to its
 commit and never has to upgrade a stale read snapshot. Any other URL (PostgreSQL through psycopg) is used
@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from . import sqlite_pragmas
-from .config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
+from ..config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
 
 # SQLite engines made here -> the options they were made with (the group commit makes its own engine alike).
 sqlite_options: weakref.WeakKeyDictionary[Engine, dict[str, Any]] = weakref.WeakKeyDictionary()

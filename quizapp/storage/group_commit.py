@@ -1,10 +1,10 @@
 """Group commit: the attempts a worker process's threads are waiting to store are written in one transaction.
 
-The writer turn (:mod:`quizapp.write_turn`) is the one thing attempts cannot do side by side, and each call
+The writer turn (:mod:`quizapp.storage.write_turn`) is the one thing attempts cannot do side by side, and each call
 into SQLite in it gives up the interpreter and waits to take it back from the other threads of the process.
 :func:`write_together` therefore commits the attempts that a process's threads are waiting to write in one
 transaction: the thread that gets the turn writes its own and every queued one, each kind of row as one
-statement sent to the driver directly (:mod:`quizapp.sqlite_rows`), and commits once. That commit runs on a
+statement sent to the driver directly (:mod:`quizapp.storage.sqlite_rows`), and commits once. That commit runs on a
 connection of its own with ``synchronous=NORMAL``, so the turn does not include waiting for the disk
 (measured under load: 7 ms of a 16 ms turn); the writer passes the turn on, then syncs the WAL itself, and
 only then is any attempt of the group answered: as durable as ``FULL``, without holding the others up.
@@ -274,7 +274,7 @@ def _run_rows(session: Session, writes_rows: Sequence[Sequence[tuple]]) -> None:
 
 def _bind_rows(session: Session, rows: Sequence[tuple]) -> list[tuple]:
     """``rows`` with each statement SQLite's driver can take directly replaced by its
-    :class:`quizapp.sqlite_rows.Prepared` form and its parameters bound, before the writer's turn."""
+    :class:`quizapp.storage.sqlite_rows.Prepared` form and its parameters bound, before the writer's turn."""
     dialect = session.get_bind().dialect
     out = []
     for row in rows:
