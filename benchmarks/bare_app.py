@@ -1,5 +1,5 @@
 """The bare Flask endpoints bench_load.py measures the service against, served by the same gunicorn
-settings (workers held to a CPU each as ``quizapp serve`` holds them, :mod:`quizapp.serving_cpus`):
+settings (workers held to a CPU each as ``quizapp serve`` holds them, :mod:`quizapp.serving.cpus`):
 ``GET /bare/json`` (a constant JSON body) and ``POST /bare/insert`` (the request body inserted into a
 SQLite table with the service's pragmas: WAL, busy timeout, ``synchronous`` as the service)."""
 
@@ -47,7 +47,7 @@ if __name__ == "__main__":  # python benchmarks/bare_app.py PORT WORKERS THREADS
 
     from gunicorn.app.base import BaseApplication
 
-    from quizapp import serving_cpus
+    from quizapp.serving import cpus as serving_cpus
 
     port, workers, threads = (int(x) for x in sys.argv[1:4])
     cpus = serving_cpus.cpus_to_pin(workers, None)

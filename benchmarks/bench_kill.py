@@ -111,7 +111,7 @@ def keepalive_spread(clients: int, workers: int) -> None:
         for t in threads:
             t.start()
         # Past the start: the first workers were replaced by ones forked from the warm master
-        # (quizapp.serving_warm), which hold torch's library from the start.
+        # (quizapp.serving.warm), which hold torch's library from the start.
         for _ in range(600):
             time.sleep(0.1)
             before = children(proc.pid)

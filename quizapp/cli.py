@@ -126,7 +126,7 @@ def export_command(out: str) -> None:
 def serve_command(host: str | None, port: int | None, workers: int | None, threads: int, write_threads: int | None,
                   pin_workers: bool | None, server_name: str, bank_path: str | None, no_load: bool) -> None:
     """Migrate, load the bank, then serve (gunicorn worker processes, or waitress)."""
-    from . import serving, serving_cpus  # local: only `quizapp serve` needs the server runners; every app loads this module
+    from . import serving  # local: only `quizapp serve` needs the server runners; every app loads this module
 
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     host = host or os.environ.get("HOST") or "127.0.0.1"
@@ -149,7 +149,7 @@ def serve_command(host: str | None, port: int | None, workers: int | None, threa
         serving.serve_gunicorn(app, host=host, port=port, workers=workers, threads=threads,
                                write_threads=write_threads, announce=announce, db_label=label,
                                app_factory=_create_app,
-                               pin_cpus=serving_cpus.cpus_to_pin(workers, pin_workers))
+                               pin_cpus=serving.cpus.cpus_to_pin(workers, pin_workers))
     else:
         serving.serve_waitress(app, host=host, port=port, threads=threads, announce=announce, db_label=label)
 

@@ -52,7 +52,7 @@ DEFAULT_GRADE_TIMEOUT = 10.0
 DEFAULT_THREADS = 32
 #: Write requests (POST, PUT, PATCH, DELETE: submits, checks...) one host serves at once by default, shared
 #: by its workers (``quizapp serve --write-threads``, per worker: :func:`default_write_threads`;
-#: ``quizapp.serving_worker``). Writes beyond them wait as sockets, so a page read competes for a worker's
+#: ``quizapp.serving.worker``). Writes beyond them wait as sockets, so a page read competes for a worker's
 #: interpreter with a few submits instead of every one in flight; enough stay in flight for the attempts
 #: that wait on the disk to be committed together (one worker with 8 lost 28% of its submits, with 16 none).
 WRITES_IN_FLIGHT = 16

@@ -115,7 +115,7 @@ def count_kill(reason: str) -> None:
 
 def worker_exited(pid: int, *, restart: bool = True) -> None:
     """In the gunicorn master when a worker exits: its live-gauge files go, the restart is counted (not
-    when ``restart`` is false: a cold worker of the start retired for a warm one, quizapp.serving_warm)."""
+    when ``restart`` is false: a cold worker of the start retired for a warm one, quizapp.serving.warm)."""
     folder = multiprocess_dir()
     if folder:
         multiprocess.mark_process_dead(pid, folder)

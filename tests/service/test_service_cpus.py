@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from quizapp import serving_cpus
+from quizapp.serving import cpus as serving_cpus
 
 
 @pytest.mark.parametrize("cpus, workers, wanted, expected", [

@@ -1,5 +1,5 @@
 """``quizapp serve`` forks its first workers before importing the reference engine, imports it in the master
-meanwhile, then forks only from the warm master (quizapp.serving_warm); keep-alive connections are bounded.
+meanwhile, then forks only from the warm master (quizapp.serving.warm); keep-alive connections are bounded.
 
 Whether a worker holds torch is read from the libraries mapped into it (``/proc/<pid>/maps``) right after it
 boots and before it has served anything: libtorch there means the master had imported torch before the
@@ -21,7 +21,7 @@ import pytest
 
 import quiz_testing as testing
 from quizapp import serving
-from quizapp.serving_warm import WARM_NICENESS, MasterWarmer, WarmingArbiter
+from quizapp.serving.warm import WARM_NICENESS, MasterWarmer, WarmingArbiter
 
 BOOTED = re.compile(r"Booting worker with pid: (\d+)")
 
@@ -192,7 +192,7 @@ def test_a_failed_warm_up_leaves_the_workers_cold_and_wakes_the_master():
 
 def test_the_warm_up_imports_the_engine_and_warms_the_parser():
     """In a fresh interpreter (this one may hold torch already, and must not be frozen)."""
-    code = ("import sys; from quizapp.serving_warm import ENGINE_MODULES, warm_process; "
+    code = ("import sys; from quizapp.serving.warm import ENGINE_MODULES, warm_process; "
             "from checkers import mathparse; "
             "before = [m for m in ENGINE_MODULES if m in sys.modules]; warm_process(); "
             "print(before, [m for m in ENGINE_MODULES if m not in sys.modules], mathparse._warm)")

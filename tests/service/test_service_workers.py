@@ -21,7 +21,7 @@ from sqlalchemy import select
 import quiz_testing as testing
 from quizapp import serving
 from quizapp.config import MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
-from quizapp.serving_worker import DrainingThreadWorker
+from quizapp.serving.worker import DrainingThreadWorker
 from quizapp.storage.db import get_db
 from quizapp.storage.models import Attempt
 

@@ -16,7 +16,7 @@ So, in the master:
    :meth:`checkers.kinds.base.Kind.warm`), collects the master's garbage and freezes the rest (``gc.freeze``),
    as ``quizapp.serving.tune_collector`` did before the first fork.
 3. When it is done, each of the first ("cold") workers is replaced by one forked from the warm master, and
-   the cold one is retired gracefully (SIGTERM: :mod:`quizapp.serving_worker` serves every request it had
+   the cold one is retired gracefully (SIGTERM: :mod:`quizapp.serving.worker` serves every request it had
    accepted, then leaves), exactly as a rolling restart does. Its exit is not counted as a restart.
 
 Every fork after the first ones waits for the thread to finish: the master's loop spawns nothing while it

@@ -8,7 +8,7 @@ cores), each with ``threads`` request threads (the ``gthread`` worker), all acce
   the reference engine runs on CUDA: a CUDA context does not survive ``fork``. This is why the maths parser
   (sympy, the larger part of importing the app) stays imported at start: the answer kinds that load the
   bank need it, and a worker gets it for free; imported lazily it would land on a learner's first answer.
-* **Warm workers, fast launch** (:mod:`quizapp.serving_warm`): the first workers are forked as soon as the
+* **Warm workers, fast launch** (:mod:`quizapp.serving.warm`): the first workers are forked as soon as the
   app is built; the master then imports the reference engine (torch) in a thread, and every later worker
   (a replacement for a killed one, a rolling restart's) is forked from the warm master, the first ones
   being replaced by warm ones once it is done.
@@ -21,7 +21,7 @@ cores), each with ``threads`` request threads (the ``gthread`` worker), all acce
   checkers sandbox pool and the code-run template are pid-aware (:mod:`checkers.sandbox`,
   :mod:`checkers.coderun.runner`), the memos hold no lock a child could inherit (:mod:`checkers.memo`), and the
   Prometheus multiprocess files are per pid (:mod:`quizapp.ops.metrics`).
-* **One CPU per worker** when there are as many workers as CPUs (:mod:`quizapp.serving_cpus`): the master
+* **One CPU per worker** when there are as many workers as CPUs (:mod:`quizapp.serving.cpus`): the master
   picks each worker's CPU before the fork, the worker holds itself to it after, and what it starts for
   grading runs on every CPU.
 * **Signals** (gunicorn's): ``SIGHUP`` starts new workers and stops the old ones gracefully (a rolling
@@ -44,11 +44,11 @@ from typing import Any, Callable, Sequence
 
 from flask import Flask
 
-from . import serving_cpus
-from .config import GC_YOUNG_THRESHOLD, TEMPLATE_CACHE_DIR
-from .ops import after_fork as ops_after_fork, metrics, request_id
-from .ops.metrics import worker_exited
-from .storage import db
+from . import cpus
+from ..config import GC_YOUNG_THRESHOLD, TEMPLATE_CACHE_DIR
+from ..ops import after_fork as ops_after_fork, metrics, request_id
+from ..ops.metrics import worker_exited
+from ..storage import db
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +65,9 @@ def gunicorn_available() -> bool:
 
 
 def default_workers() -> int:
-    """One worker per core this process may run on (:func:`quizapp.serving_cpus.allowed_cpus`, else the
+    """One worker per core this process may run on (:func:`quizapp.serving.cpus.allowed_cpus`, else the
     machine's count)."""
-    return len(serving_cpus.allowed_cpus()) or max(1, os.cpu_count() or 1)
+    return len(cpus.allowed_cpus()) or max(1, os.cpu_count() or 1)
 
 
 def preload_is_safe(app: Flask) -> bool:
@@ -129,7 +129,7 @@ def tune_collector(*, collect: bool = True) -> None:
       request's objects are freed by reference counting first, and little is left to collect.
 
     ``collect=False`` skips the full collection that comes first (60-90 ms of the launch): the master that
-    warms itself (:mod:`quizapp.serving_warm`) collects and freezes again in its thread, before any later
+    warms itself (:mod:`quizapp.serving.warm`) collects and freezes again in its thread, before any later
     fork, and its first workers, which carry that garbage, are replaced once it is done.
     """
     if collect:
@@ -146,7 +146,7 @@ def tune_collector(*, collect: bool = True) -> None:
 MAX_REQUESTS_PER_CONNECTION = 100
 
 
-#: Seconds after a warm worker boots before it starts its grader pool (quizapp.serving_warm): its first
+#: Seconds after a warm worker boots before it starts its grader pool (quizapp.serving.warm): its first
 #: answers come first.
 GRADER_POOL_DELAY = 1.0
 
@@ -193,7 +193,7 @@ _counting_exits = False
 
 def child_exit(_server, worker) -> None:
     """gunicorn's hook in the master when a worker has exited: count it (``/metrics``), unless a warm worker
-    replaced it (``quiz_retired_cold``, :mod:`quizapp.serving_warm`: that is part of starting, not a restart).
+    replaced it (``quiz_retired_cold``, :mod:`quizapp.serving.warm`: that is part of starting, not a restart).
 
     gunicorn runs it inside its SIGCHLD handler. Counting takes locks (the metrics' own and their value
     files'), and a second SIGCHLD handled while they are held (the two retiring workers of a rolling
@@ -220,13 +220,13 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
                    pin_cpus: Sequence[int] = ()) -> None:
     """Serve ``app`` with gunicorn until the master is stopped. ``app_factory`` builds the app in each
     worker instead when preloading is not safe. ``write_threads``: the pool of each worker that serves
-    write requests, besides the ``threads`` serving the others (:mod:`quizapp.serving_worker`); 0 serves
+    write requests, besides the ``threads`` serving the others (:mod:`quizapp.serving.worker`); 0 serves
     every request from the ``threads``. ``pin_cpus``: the CPUs the workers are held to, one each
-    (:mod:`quizapp.serving_cpus`); empty leaves them free."""
+    (:mod:`quizapp.serving.cpus`); empty leaves them free."""
     from gunicorn.app.base import BaseApplication  # local: gunicorn is imported only where it serves
     from gunicorn.arbiter import Arbiter  # local: the same
 
-    from .serving_warm import WarmingArbiter  # local: imports gunicorn
+    from .warm import WarmingArbiter  # local: imports gunicorn
 
     preload = app_factory is None or preload_is_safe(app)
     def when_ready(_server) -> None:
@@ -237,14 +237,14 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
 
     def pre_fork(server, worker) -> None:
         if isinstance(server, WarmingArbiter):
-            server.before_fork(worker)  # waits for the engine's import in progress (quizapp.serving_warm)
+            server.before_fork(worker)  # waits for the engine's import in progress (quizapp.serving.warm)
         if pin_cpus:
-            serving_cpus.assign(server, worker, pin_cpus)
+            cpus.assign(server, worker, pin_cpus)
 
     def post_fork(_server, worker) -> None:
         if pin_cpus:
-            serving_cpus.hold(worker, pin_cpus)
-        worker.write_threads = write_threads  # the worker makes its pool (quizapp.serving_worker)
+            cpus.hold(worker, pin_cpus)
+        worker.write_threads = write_threads  # the worker makes its pool (quizapp.serving.worker)
         if preload:
             after_fork(app)
         if getattr(worker, "quiz_warm", False):
@@ -256,7 +256,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
             tune_collector()
 
     def worker_exit(_server, worker) -> None:
-        leave = getattr(worker, "leave", None)  # quizapp.serving_worker: exit without finalising the heap
+        leave = getattr(worker, "leave", None)  # quizapp.serving.worker: exit without finalising the heap
         if leave is not None:
             leave()
 
@@ -264,7 +264,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         "bind": f"{host}:{port}",
         "workers": workers,
         "threads": threads,
-        "worker_class": "quizapp.serving_worker.DrainingThreadWorker",  # gthread that drains on a graceful stop
+        "worker_class": "quizapp.serving.worker.DrainingThreadWorker",  # gthread that drains on a graceful stop
         "preload_app": preload,
         "graceful_timeout": graceful_timeout,
         # A request grades within GRADE_TIMEOUT; a worker silent for much longer than that is stuck.
@@ -311,7 +311,7 @@ def serve_gunicorn(app: Flask, *, host: str, port: int, workers: int, threads: i
         if database is not None:
             database.engine.dispose()  # the master keeps no connection the workers could inherit
         warm_templates(app)
-        tune_collector(collect=False)  # the warming master collects in its thread (quizapp.serving_warm)
+        tune_collector(collect=False)  # the warming master collects in its thread (quizapp.serving.warm)
     master_pid = os.getpid()
     try:
         _Application().run()
