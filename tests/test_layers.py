@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import import_graph
 import quizapp
 from quizapp.httpkit import openapi as shared_openapi
 
@@ -31,8 +32,7 @@ SHARED_NAMES = frozenset({
 
 
 def _module_name(path: Path) -> str:
-    parts = ["quizapp", *path.relative_to(ROOT).with_suffix("").parts]
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return import_graph.module_name(path, ROOT)
 
 
 def _is_package(dotted: str) -> bool:
@@ -40,24 +40,7 @@ def _is_package(dotted: str) -> bool:
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, relative imports resolved; ``from pkg import name`` counts as
-    ``pkg.name`` too (``name`` may be a module)."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
-            out.add(module)
-            out.update(f"{module}.{alias.name}" for alias in node.names)
-    return out
+    return import_graph.imports(path, ROOT)
 
 
 def _package_of(module: str, packages: set[str]) -> str | None:

@@ -7,10 +7,10 @@ the kinds import neither the grading facade nor the bank."""
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 from pathlib import Path
 
+import import_graph
 from package_sources import shipped_sources
 
 ROOT = Path(importlib.util.find_spec("checkers").submodule_search_locations[0])
@@ -51,25 +51,7 @@ def _parts() -> set[str]:
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports (dotted, relative imports resolved; ``from pkg import name`` also
-    counts as ``pkg.name``)."""
-    rel = path.relative_to(ROOT.parent).with_suffix("").parts
-    name = ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
-            out.add(module)
-            out.update(f"{module}.{alias.name}" for alias in node.names)
-    return out
+    return import_graph.imports(path, ROOT)
 
 
 def _part_of(path: Path) -> str:

@@ -6,10 +6,10 @@ them; and a submit takes no callback from its caller."""
 
 from __future__ import annotations
 
-import ast
 import inspect
 from pathlib import Path
 
+import import_graph
 import quizapp
 from quizapp.services import attempts
 
@@ -20,29 +20,11 @@ CALLED = ("quizapp.services.attempts", "quizapp.study")  # who imports these cal
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return import_graph.module_name(path, ROOT)
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, relative imports resolved (``from ..x import y`` gives ``quizapp.x`` and
-    ``quizapp.x.y``: y may be a module)."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                stem = ".".join(base + ([node.module] if node.module else []))
-            else:
-                stem = node.module or ""
-            out.add(stem)
-            out.update(f"{stem}.{alias.name}" for alias in node.names)
-    return out
+    return import_graph.imports(path, ROOT)
 
 
 def _within(module: str, package: str) -> bool:

@@ -3,7 +3,8 @@
 import pytest
 
 from checkers import grading
-from checkers.kinds import get_kind
+
+from kind_examples import assert_examples_grade_as_declared
 
 FB = {"en": "you forgot the 1/2", "zh": "漏掉了 1/2"}
 ARR = {"kind": "array", "expected": {"value": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]},
@@ -45,13 +46,4 @@ def test_array_invalid():
 
 
 def test_examples_grade_as_declared():
-    spec = ARR
-    checker = get_kind(spec["kind"])
-    ex = checker.examples(spec, {})
-    for raw in ex.correct:
-        assert grading.grade(raw, spec, {}).status == "correct", raw
-    for raw, note in ex.incorrect:
-        v = grading.grade(raw, spec, {})
-        assert v.status == "incorrect" and v.note == note, (raw, v.note)
-    for raw in ex.invalid:
-        assert grading.grade(raw, spec, {}).status == "invalid", raw
+    assert_examples_grade_as_declared(ARR)

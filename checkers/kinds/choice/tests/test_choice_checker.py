@@ -1,7 +1,8 @@
 """The choice kind through the grading facade: single and multiple answers, feedback counts, unknown options."""
 
 from checkers import grading
-from checkers.kinds import get_kind
+
+from kind_examples import assert_examples_grade_as_declared
 
 FB = {"en": "you forgot the 1/2", "zh": "漏掉了 1/2"}
 CH = {"kind": "choice", "options": [{"id": i, "text": {"en": i, "zh": i}} for i in "abcd"], "correct": ["a", "c"],
@@ -37,13 +38,4 @@ def test_choice_single():
 
 
 def test_examples_grade_as_declared():
-    spec = CH
-    checker = get_kind(spec["kind"])
-    ex = checker.examples(spec, {})
-    for raw in ex.correct:
-        assert grading.grade(raw, spec, {}).status == "correct", raw
-    for raw, note in ex.incorrect:
-        v = grading.grade(raw, spec, {})
-        assert v.status == "incorrect" and v.note == note, (raw, v.note)
-    for raw in ex.invalid:
-        assert grading.grade(raw, spec, {}).status == "invalid", raw
+    assert_examples_grade_as_declared(CH)

@@ -8,6 +8,8 @@ from checkers import grading
 from checkers.kinds import get_kind
 from checkers.verdict import SpecError
 
+from kind_examples import assert_examples_grade_as_declared
+
 FB = {"en": "you forgot the 1/2", "zh": "漏掉了 1/2"}
 NUM = {"kind": "numeric", "expected": {"expr": "ln(2)/2"}, "tolerance": {"rtol": 1e-4, "atol": 1e-9},
        "mistakes": [{"expr": "ln(2)", "note": "missing-half", "feedback": FB}]}
@@ -61,13 +63,4 @@ def test_numeric_spec_validation():
 
 
 def test_examples_grade_as_declared():
-    spec = NUM
-    checker = get_kind(spec["kind"])
-    ex = checker.examples(spec, {})
-    for raw in ex.correct:
-        assert grading.grade(raw, spec, {}).status == "correct", raw
-    for raw, note in ex.incorrect:
-        v = grading.grade(raw, spec, {})
-        assert v.status == "incorrect" and v.note == note, (raw, v.note)
-    for raw in ex.invalid:
-        assert grading.grade(raw, spec, {}).status == "invalid", raw
+    assert_examples_grade_as_declared(NUM)
