@@ -16,12 +16,14 @@ import threading
 import urllib.request
 
 import pytest
+from gunicorn import util as gunicorn_util
+from gunicorn.http import wsgi as gunicorn_wsgi
 from sqlalchemy import select
 
 import quiz_testing as testing
 from quizapp import serving
 from quizapp.config import MIN_WRITE_THREADS, WRITES_IN_FLIGHT, default_write_threads
-from quizapp.serving.worker import DrainingThreadWorker
+from quizapp.serving.worker import DrainingThreadWorker, OneSendResponse
 from quizapp.storage.db import get_db
 from quizapp.storage.models import Attempt
 
@@ -325,3 +327,43 @@ def test_an_oversized_request_line_gets_the_json_envelope(tmp_path):
             assert _raw_get(sock, "/healthz").startswith(b"HTTP/1.1 200")
     finally:
         assert testing.stop_process(proc, timeout=60) == 0
+
+
+class _SendsSeen:
+    """A socket that keeps each ``sendall`` call's bytes."""
+
+    def __init__(self) -> None:
+        self.sends: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.sends.append(bytes(data))
+
+
+def _answer(cls, headers: list[tuple[str, str]], pieces: list[bytes], method: str = "POST") -> list[bytes]:
+    req = type("Req", (), {"version": (1, 1), "method": method, "should_close": lambda self: False})()
+    sock = _SendsSeen()
+    resp = cls(req, sock, None)
+    resp.start_response("200 OK", headers)
+    for piece in pieces:
+        resp.write(piece)
+    resp.close()
+    return sock.sends
+
+
+@pytest.mark.parametrize("headers, pieces, sends", [
+    ([("Content-Type", "application/json"), ("Content-Length", "11")], [b'{"ok":true}'], (1, 2)),
+    ([("Content-Length", "0")], [b""], (1, 1)),             # empty: the head alone, as in gunicorn
+    ([("Content-Length", "4")], [b"abcdef"], (2, 2)),       # past its length: gunicorn's way, cut to 4
+    ([("Content-Length", "6")], [b"abc", b"def"], (2, 3)),  # streamed: the head with the first piece
+    ([("Content-Type", "text/plain")], [b"abc", b"de"], (4, 4)),  # no length: chunked, gunicorn's way
+])
+def test_a_one_piece_answer_goes_out_in_one_send(monkeypatch, headers, pieces, sends):
+    """The worker's response sends the head with the first body piece of known length in one call into the
+    kernel (``sends``: its calls, then gunicorn's), and every answer's bytes are gunicorn's own, byte for
+    byte (a fixed date: both are made here)."""
+    monkeypatch.setattr(gunicorn_util, "http_date", lambda: "Fri, 27 Nov 2026 18:00:00 GMT")
+    ours, theirs = _answer(OneSendResponse, headers, pieces), _answer(gunicorn_wsgi.Response, headers, pieces)
+    assert b"".join(ours) == b"".join(theirs) and b"".join(ours).startswith(b"HTTP/1.1 200 OK\r\n")
+    assert (len(ours), len(theirs)) == sends
+    if sends[0] == 1 and pieces[0]:
+        assert ours[0].endswith(b"\r\n\r\n" + pieces[0])
