@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import quiz_testing as testing
+from temporary_kind import kind_package, run_own_tests
 from checkers.bank import load_question_file, params_for
 from checkers.kinds import base, kind_names
 
@@ -153,31 +154,13 @@ def test_the_example_is_a_whole_kind_folder():
 @pytest.fixture()
 def example_kind(tmp_path):
     """The doc's example kind written into ``tmp_path``, imported (which registers it), then removed."""
-    before = kind_names()
-    assert "count" not in before, "the example's name is taken by a real kind: rename the example"
-    folder = tmp_path / PACKAGE
-    folder.mkdir()
-    for name, text in example_files(_doc()).items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text, encoding="utf-8")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        importlib.import_module(PACKAGE)
+    assert "count" not in kind_names(), "the example's name is taken by a real kind: rename the example"
+    with kind_package(tmp_path, PACKAGE, example_files(_doc())):
         yield base.get_kind("count")
-    finally:
-        base.unregister_kind("count")
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
-        assert kind_names() == before
 
 
 def test_the_example_kinds_own_tests_pass(example_kind):
-    module = importlib.import_module(f"{PACKAGE}.tests.test_count")
-    tests = [getattr(module, name) for name in dir(module) if name.startswith("test_")]
-    assert len(tests) == 2
-    for test in tests:
-        test()
+    assert run_own_tests(f"{PACKAGE}.tests.test_count") == 2
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)

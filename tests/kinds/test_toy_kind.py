@@ -13,7 +13,6 @@ afterwards.
 from __future__ import annotations
 
 import copy
-import importlib
 import re
 import sys
 import textwrap
@@ -22,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from checkers.bank import BankError, load_question_file, params_for, validate_question
-from checkers.kinds import base, kind_names
+from checkers.kinds import base
+from temporary_kind import kind_package, run_own_tests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kind_contract import CHECKS, check_page  # noqa: E402
@@ -160,29 +160,17 @@ solution:
 @pytest.fixture()
 def toy_kind(tmp_path):
     """The toy kind's folder written into ``tmp_path``, imported, and registered with one line."""
-    folder = tmp_path / PACKAGE
-    folder.mkdir()
-    (folder / "__init__.py").write_text(
-        '"""A toy answer kind in its own folder."""\n\nfrom .kind import IntervalKind  # noqa: F401\n', encoding="utf-8")
-    (folder / "kind.py").write_text(textwrap.dedent(KIND_PY).lstrip(), encoding="utf-8")
-    (folder / "partial.html").write_text(PARTIAL_HTML, encoding="utf-8")
-    (folder / "starter.yaml").write_text(STARTER_YAML, encoding="utf-8")
-    (folder / "tests").mkdir()
-    (folder / "tests" / "test_interval.py").write_text(TESTS_PY, encoding="utf-8")
-    (folder / "messages.pot").write_text(_catalog(dict.fromkeys(MESSAGES, "")), encoding="utf-8")
-    (folder / "zh.po").write_text(_catalog(MESSAGES), encoding="utf-8")
-    sys.path.insert(0, str(tmp_path))
-    before = kind_names()
-    try:
-        module = importlib.import_module(PACKAGE)
-        kind = base.register_kind(module.IntervalKind())  # the one line that adds a kind
-        yield kind
-    finally:
-        base.unregister_kind("interval")
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
-        assert kind_names() == before
+    files = {
+        "__init__.py": '"""A toy answer kind in its own folder."""\n\nfrom .kind import IntervalKind  # noqa: F401\n',
+        "kind.py": textwrap.dedent(KIND_PY).lstrip(),
+        "partial.html": PARTIAL_HTML,
+        "starter.yaml": STARTER_YAML,
+        "tests/test_interval.py": TESTS_PY,
+        "messages.pot": _catalog(dict.fromkeys(MESSAGES, "")),
+        "zh.po": _catalog(MESSAGES),
+    }
+    with kind_package(tmp_path, PACKAGE, files) as module:
+        yield base.register_kind(module.IntervalKind())  # the one line that adds a kind
 
 
 def _question(kind) -> dict:
@@ -212,11 +200,7 @@ def test_the_bank_schema_knows_the_toy_kind_only_while_registered(toy_kind):
 
 
 def test_the_toy_kinds_own_tests_pass(toy_kind):
-    module = importlib.import_module(f"{PACKAGE}.tests.test_interval")
-    tests = [getattr(module, name) for name in dir(module) if name.startswith("test_")]
-    assert len(tests) == 2
-    for test in tests:
-        test()
+    assert run_own_tests(f"{PACKAGE}.tests.test_interval") == 2
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
