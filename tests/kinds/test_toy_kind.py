@@ -221,7 +221,8 @@ def test_validate_attempt_page_and_openapi(toy_kind, kinds_app):
 
     r = client.post(f"/api/v1/questions/{qid}/attempts", json={"variant": 7, "answers": {"a": right}})
     assert r.status_code == 201, r.get_json()
-    assert r.get_json()["parts"]["a"]["status"] == "correct"
+    graded = r.get_json()["parts"]["a"]
+    assert graded["status"] == "correct" and graded["score"] == 1.0  # the part's own score, not only the total
     eps = float(params_for(data, 7)["eps"])
     assert r.get_json()["solution"]["expected"]["a"] == pytest.approx([1 - eps, 1 + eps])
     r = client.post(f"/api/v1/questions/{qid}/attempts", json={"variant": 7, "answers": {"a": "[0, 1]"}})
