@@ -1,7 +1,11 @@
 """Accessibility in a real headless Chromium: axe-core (from frontend/node_modules, installed by
 ``scripts/setup``; never a CDN) finds no serious or critical WCAG 2.2 A/AA violation on the home, question,
 history, review, find, mock-interview and authoring pages, at desktop width and at 375 px; no page
-scrolls sideways at 375 px. Screenshots of each page at both widths go to ``build/screenshots/``."""
+scrolls sideways at 375 px. Screenshots of each page at both widths go to ``build/screenshots/``.
+
+A headless Chromium window cannot be narrower than about 500 px, so the 375 px are Chromium's phone
+emulation (:func:`quiz_testing.emulate_phone`), and every phone-width check first asserts that the page's
+layout viewport is 375 CSS px wide."""
 
 from __future__ import annotations
 
@@ -70,6 +74,24 @@ def a11y_browser(a11y_server):
         yield driver
 
 
+def _viewport(driver, width: str) -> None:
+    """``WIDTHS[width]``: the desktop window, or a phone's viewport by emulation (see the module docstring)."""
+    if width == "phone":
+        testing.emulate_phone(driver, WIDTHS["phone"])
+    else:
+        testing.emulate_phone(driver, None)
+        driver.set_window_size(*WIDTHS[width])
+
+
+def _assert_viewport(driver, width: str) -> None:
+    """The page is laid out at ``WIDTHS[width]`` (exactly, on a phone): a check at "375 px" never runs wider."""
+    inner, client = driver.execute_script("return [window.innerWidth, document.documentElement.clientWidth]")
+    if width == "phone":
+        assert inner == client == WIDTHS["phone"][0], (inner, client)
+    else:
+        assert inner >= 1024, inner
+
+
 def _axe(driver) -> list[dict]:
     driver.set_script_timeout(60)
     driver.execute_script(AXE.read_text(encoding="utf-8"))
@@ -86,10 +108,11 @@ def _axe(driver) -> list[dict]:
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_no_serious_axe_violation_and_no_sideways_scroll(a11y_server, a11y_browser, page, width):
     driver = a11y_browser
-    driver.set_window_size(*WIDTHS[width])
+    _viewport(driver, width)
     driver.get(a11y_server + PAGES[page])
     testing.wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete",
                      f"{page} loaded", 20)
+    _assert_viewport(driver, width)
     SHOTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SHOTS / f"{page}-{width}.png"))
     assert _axe(driver) == [], page
@@ -124,7 +147,7 @@ def test_skip_link_focus_ring_and_sticky_header(a11y_server, a11y_browser):
     from selenium.webdriver.common.keys import Keys
 
     driver = a11y_browser
-    driver.set_window_size(*WIDTHS["desktop"])
+    _viewport(driver, "desktop")
     driver.get(a11y_server + PAGES["question"])
     driver.find_element("css selector", "body").send_keys(Keys.TAB)
     active = driver.switch_to.active_element
@@ -146,7 +169,7 @@ def test_skip_link_focus_ring_and_sticky_header(a11y_server, a11y_browser):
 
 def test_dark_mode_follows_the_system_and_the_switch(a11y_server, a11y_browser):
     driver = a11y_browser
-    driver.set_window_size(*WIDTHS["desktop"])
+    _viewport(driver, "desktop")
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     try:
         driver.delete_cookie("quiz_theme")
@@ -186,7 +209,7 @@ def test_search_next_and_a_three_question_mock_in_chromium(a11y_server, a11y_bro
     from selenium.webdriver.support.ui import Select
 
     driver = a11y_browser
-    driver.set_window_size(*WIDTHS["phone"])
+    _viewport(driver, "phone")
 
     def results() -> list[str]:
         return [li.get_attribute("data-qid") for li in driver.find_elements(By.CSS_SELECTOR, "#find-results li")]
@@ -198,6 +221,7 @@ def test_search_next_and_a_three_question_mock_in_chromium(a11y_server, a11y_bro
         box.submit()
         testing.wait_for(driver, lambda d: "/find" in d.current_url, "the find page", 20)
         assert results() == expected, word
+        _assert_viewport(driver, "phone")
 
     driver.get(a11y_server + "/find")
     Select(driver.find_element(By.ID, "find-tag")).select_by_value("kl-divergence")

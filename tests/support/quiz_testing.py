@@ -184,10 +184,12 @@ def require_browser() -> None:
 
 @contextmanager
 def headless_chromium(*, window_size: tuple[int, int] = (1280, 900), extra_args: Iterable[str] = (),
-                      profile_prefix: str = "quiz-chromium-", log_browser: bool = False) -> Iterator[Any]:
+                      profile_prefix: str = "quiz-chromium-", log_browser: bool = False,
+                      phone: tuple[int, int] | None = None) -> Iterator[Any]:
     """A Selenium driver for /usr/bin/chromium through /usr/bin/chromedriver, headless, on a throwaway
     profile. Selenium Manager is kept offline (``SE_OFFLINE``) so that it never downloads anything;
-    ``log_browser`` keeps the browser console log for ``driver.get_log("browser")``."""
+    ``log_browser`` keeps the browser console log for ``driver.get_log("browser")``; ``phone=(width,
+    height)`` starts in :func:`emulate_phone` at that size (``window_size`` alone cannot be a phone's)."""
     require_browser()
     previous = os.environ.get("SE_OFFLINE")
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download a browser or driver
@@ -208,6 +210,8 @@ def headless_chromium(*, window_size: tuple[int, int] = (1280, 900), extra_args:
     try:
         driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
         driver.set_page_load_timeout(60)
+        if phone is not None:
+            emulate_phone(driver, phone)
         yield driver
     finally:
         if driver is not None:
@@ -217,6 +221,19 @@ def headless_chromium(*, window_size: tuple[int, int] = (1280, 900), extra_args:
             os.environ.pop("SE_OFFLINE", None)
         else:
             os.environ["SE_OFFLINE"] = previous
+
+
+def emulate_phone(driver, size: tuple[int, int] | None, *, scale: float = 2) -> None:
+    """A phone's layout viewport of exactly ``size`` CSS px (Chromium's device metrics, ``mobile``: the page's
+    viewport meta applies, scroll bars overlay the content), or, with ``None``, the window's own size again.
+
+    A headless Chromium window cannot be narrower than about 500 px, so ``--window-size=375,...`` or
+    ``set_window_size(375, ...)`` still lays a page out wider than a phone; only this emulation is 375 px."""
+    if size is None:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        return
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": size[0], "height": size[1], "deviceScaleFactor": scale, "mobile": True})
 
 
 def wait_for(driver, condition, message: str, timeout: float = 20):
