@@ -65,10 +65,10 @@ def check_code():
     check_unknown(body, {"function", "source", "convention", "outputs", "lang", "args", "name"})
     lang = request_lang(body)
     spec = code_spec(body)
-    kind = get_kind(spec["kind"])  # the kind the stand-alone spec is a part of
+    kind = get_kind(spec["kind"])  # the kind the stand-alone spec is a part of, looked up once per request
     source = _accept(kind, field(body, "source", str), "source")
     try:
-        verdict = grading_backends.grade(source, spec, {})
+        verdict = grading_backends.grade(source, spec, {}, kind=kind)  # nothing below looks it up again
     except (RuntimeError, ValueError, TypeError, IndexError) as exc:
         # The engine could not compute a generated case (the spec was probed, so this is not expected):
         # refused rather than graded on a partial case set.
@@ -100,12 +100,12 @@ def check_part(qid: str):
     lang = request_lang(body)
     variant = attempt_service.check_variant(body["variant"]) if body.get("variant") is not None else 0
     part = _part(row, body)
-    kind = get_kind(part["kind"])
+    kind = get_kind(part["kind"])  # looked up once per request, handed to the backend below
     if body.get("answer") is None:
         raise ValidationError("answer is required", "answer", code="missing_field")
     answer = _accept(kind, body["answer"], "answer")
     params = params_for(row["data"], variant)
-    verdict = grading_backends.check(answer, part, params)
+    verdict = grading_backends.check(answer, part, params, kind=kind)
     if verdict is None:
         raise ValidationError(f"part {part['id']!r} ({part['kind']}) has no practice check; submit an attempt",
                               "part", code="no_check")
