@@ -291,16 +291,23 @@ def ppo_entropy(ctx: TensorContext, logits: torch.Tensor, mask: torch.Tensor | N
 
     H = logsumexp(z) − Σ softmax(z)·z. With a mask: entropy_loss = loss.aggregate(H, mask,
     loss_agg_mode) (verl ``compute_entropy_loss``).
+
+    Both terms are evaluated on z − max(z): H is unchanged by a shift of the logits (so is its gradient),
+    and without the shift the two terms are each about max(z) and cancel, losing every digit of a float32
+    entropy once the logits reach about 10⁴ (verl's form, shift-free, is exact only in exact arithmetic).
     """
     if logits.dim() < 1 or logits.shape[-1] == 0:
         raise ReferenceInputError("logits", "needs a non-empty last (vocabulary) axis")
     with torch.no_grad():
         if torch.isnan(logits).any().item() or torch.isposinf(logits).any().item():
             raise ReferenceInputError("logits", "must not contain nan or +inf")
-    probs = torch.softmax(logits, dim=-1)
+    top = logits.detach().amax(dim=-1, keepdim=True)
+    # A row of only −inf has no finite maximum: it is left unshifted (its entropy is undefined either way).
+    shifted = logits - torch.where(torch.isfinite(top), top, torch.zeros_like(top))
+    probs = torch.softmax(shifted, dim=-1)
     # 0·(−inf) would be nan for a masked-out vocabulary entry; its contribution is 0.
-    weighted = torch.where(probs > 0, probs * logits, torch.zeros_like(logits))
-    entropy = torch.logsumexp(logits, dim=-1) - weighted.sum(dim=-1)
+    weighted = torch.where(probs > 0, probs * shifted, torch.zeros_like(shifted))
+    entropy = torch.logsumexp(shifted, dim=-1) - weighted.sum(dim=-1)
     out = {"entropy": entropy}
     if mask is not None:
         if mask.shape != entropy.shape:

@@ -53,8 +53,13 @@ def ld_sequence_logps(token_logps: torch.Tensor, shared: torch.Tensor, tail: tor
 
 
 def wpo_log_denom(logits: torch.Tensor) -> torch.Tensor:
-    """log Σ_v p_v² per position = logsumexp(2z) − 2·logsumexp(z) (TRL's ``log_denom``), (B, T) from (B, T, V)."""
-    return torch.logsumexp(2.0 * logits, dim=-1) - 2.0 * torch.logsumexp(logits, dim=-1)
+    """log Σ_v p_v² per position = logsumexp(2·log_softmax(z)), (B, T) from (B, T, V).
+
+    As TRL ``DPOTrainer`` (``weights_adjustment_factor``). The equal logsumexp(2z) − 2·logsumexp(z) is
+    not used: its two terms are each about 2·max(z) and cancel, which loses the float32 value for logits
+    near 10⁴, while log_softmax subtracts the maximum first.
+    """
+    return torch.logsumexp(2.0 * torch.log_softmax(logits, dim=-1), dim=-1)
 
 
 def wpo_weights(token_logps: torch.Tensor, mask: torch.Tensor, log_denom: torch.Tensor) -> torch.Tensor:
