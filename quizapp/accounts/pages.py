@@ -4,7 +4,7 @@ tokens, export, deletion). Every form carries the session's CSRF token; errors a
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
-from ..i18n import gettext as _
+from ..i18n import gettext as _, page_path
 
 from ..auth import accounts as author_accounts
 from ..storage.db import get_session
@@ -12,10 +12,11 @@ from ..errors import ServiceError
 from ..learners import current_learner_id
 from ..httpkit import pagekit
 from ..auth import identity
-from . import flows, service
+from . import flows, return_to, service
 
 bp = Blueprint("accounts", __name__, url_prefix="/account", template_folder="../templates")
 pagekit.install(bp)
+bp.app_context_processor(return_to.template_helpers)  # the header's links on every page
 bp.record_once(lambda state: identity.setup(state.app))
 
 FIELD_MESSAGES = {
@@ -45,7 +46,7 @@ def signup():
     except ServiceError as exc:
         return render_template("learner/signup.html", errors={exc.field or "email": _message(exc)},
                                email=email), exc.status
-    return redirect(url_for("learning.history_page"))
+    return redirect(return_to.after(url_for("learning.history_page")))
 
 
 def _login_page(**values) -> str:
@@ -68,13 +69,20 @@ def login():
         return resp
     if result.learner_id is None:
         return _login_page(email=email, remember=remember, error=_("Wrong email or password.")), 401
-    return redirect(url_for("learning.history_page"))
+    return redirect(return_to.after(url_for("learning.history_page")))
 
 
 @bp.post("/logout")
 def logout():
     flows.sign_out()
-    return redirect(url_for("web.home"))
+    return redirect(return_to.after(url_for("web.home"), signed_out=True))
+
+
+def _to_login():
+    """To the sign-in page, which comes back here: to this page after a GET (the account page, an export), to
+    the account page after a form (its path answers no GET)."""
+    back = page_path() if request.method in ("GET", "HEAD") else url_for("accounts.index")
+    return redirect(url_for("accounts.login", next=back))
 
 
 def _account_page(new_token: str | None = None, error: str | None = None, status: int = 200):
@@ -88,14 +96,14 @@ def _account_page(new_token: str | None = None, error: str | None = None, status
 @bp.get("")
 def index():
     if not _signed_in():
-        return redirect(url_for("accounts.login"))
+        return _to_login()
     return _account_page()
 
 
 @bp.post("/tokens")
 def create_token():
     if not _signed_in():
-        return redirect(url_for("accounts.login"))
+        return _to_login()
     name = request.form.get("name", "").strip() or None
     try:
         _row, token = author_accounts.create_token(get_session(), current_learner_id(), name)
@@ -107,7 +115,7 @@ def create_token():
 @bp.post("/tokens/<int:token_id>/revoke")
 def revoke_token(token_id: int):
     if not _signed_in():
-        return redirect(url_for("accounts.login"))
+        return _to_login()
     try:
         author_accounts.revoke_token(get_session(), token_id, learner_id=current_learner_id())
     except author_accounts.AccountError:
@@ -118,7 +126,7 @@ def revoke_token(token_id: int):
 @bp.get("/export.<fmt>")
 def export(fmt: str):
     if not _signed_in():
-        return redirect(url_for("accounts.login"))
+        return _to_login()
     data = service.export(get_session(), current_learner_id())
     if fmt == "csv":
         return Response(service.export_csv(data), mimetype="text/csv",
@@ -132,7 +140,7 @@ def export(fmt: str):
 @bp.post("/delete")
 def delete():
     if not _signed_in():
-        return redirect(url_for("accounts.login"))
+        return _to_login()
     db = get_session()
     learner_id = current_learner_id()
     account = service.account_of(db, learner_id)
