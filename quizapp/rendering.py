@@ -35,6 +35,7 @@ from checkers.mathparse.spoken import speak_mathml
 
 from .i18n import current_lang
 from .math_breaks import split_inline_mathml
+from .math_signs import mark_prefix_signs
 
 __all__ = [
     "render_markdown",
@@ -156,8 +157,10 @@ def _math_to_html(latex: str, display: bool) -> str:
     except Exception:  # noqa: BLE001 - any converter failure shows the source as code, never a 500
         return f'<code class="math-error">{html.escape(latex)}</code>'
     spoken = speak_mathml(mathml).get(_LANG.get()) or _latex_to_plain(latex)
-    # the words for screen readers, then the drawing, hidden from them; an inline formula is drawn in pieces
-    # a line may break between (quizapp/math_breaks.py), a display formula scrolls in its own box
+    # the words for screen readers, then the drawing, hidden from them; a sign is drawn as one, not spaced as a
+    # binary minus (quizapp/math_signs.py); an inline formula is drawn in pieces a line may break between
+    # (quizapp/math_breaks.py), a display formula scrolls in its own box
+    mathml = mark_prefix_signs(mathml)
     drawing = mathml if display else "".join(split_inline_mathml(mathml))
     return f'<span class="sr-only">{html.escape(spoken)}</span><span aria-hidden="true">{drawing}</span>'
 
