@@ -184,11 +184,12 @@ def alpha(p, q, alpha):
 '''),
     "divergence.chi2": _src('''
 def chi2(p, q):
-    return ((p - q) ** 2 / q).sum(-1)
+    # a term with p = q = 0 is 0 (0/0 in floating point)
+    return torch.where((p == 0) & (q == 0), torch.zeros_like(p), (p - q) ** 2 / q).sum(-1)
 '''),
     "divergence.cross_entropy": _src('''
 def cross_entropy(p, q):
-    return -(p * torch.log(q)).sum(-1)
+    return -torch.xlogy(p, q).sum(-1)
 '''),
     "divergence.entropy": _src('''
 def entropy(p):
@@ -201,7 +202,7 @@ def hellinger(p, q):
     "divergence.js": _src('''
 def js(p, q):
     m = (p + q) / 2
-    kl = lambda a, b: (torch.xlogy(a, a) - a * torch.log(b)).sum(-1)
+    kl = lambda a, b: (torch.xlogy(a, a) - torch.xlogy(a, b)).sum(-1)
     return 0.5 * kl(p, m) + 0.5 * kl(q, m)
 '''),
     "divergence.tv": _src('''
@@ -242,7 +243,7 @@ def loss(log_prob, advantages, mask, ref_log_prob):
 '''),
     "kl.exact": _src('''
 def exact(p, q):
-    return (torch.xlogy(p, p) - p * torch.log(q)).sum(-1)
+    return (torch.xlogy(p, p) - torch.xlogy(p, q)).sum(-1)
 '''),
     "kl.full_vocab": _src('''
 def full_vocab(logits, ref_logits):

@@ -10,7 +10,10 @@ function. The case set is a pure function of the part and a seed:
 * ``hidden`` — random cases plus the edge cases that break real implementations, each only where the
   function has the parameter it concerns: masks with holes and an all-zero row, batch of one, groups of
   size one, identical rewards in a group, extreme log-ratios, a probability of zero, float32 inputs, a
-  gradient case, and last 0/1 rewards tied inside groups.
+  gradient case, and last 0/1 rewards tied inside groups; then, for two probability vectors, zeros in both
+  at the same entries (0·log(0/0) counts as 0) and a second distribution that is 0 where the first is not
+  (KL and cross-entropy +inf), and for logits, values near ±1e4 (a log-sum-exp that does not subtract the
+  maximum overflows to inf or underflows to log 0).
 """
 
 from __future__ import annotations
@@ -64,6 +67,43 @@ class Reference:
     outputs: dict[str, torch.Tensor]
     grads: dict[str, torch.Tensor]
     attached: dict[str, bool]
+
+
+#: Size of the logits in the "large-logits" case: exp(±1e4) overflows (underflows) in float64 and float32.
+LARGE_LOGIT = 1e4
+
+
+def large_logit_offsets(shape: tuple[int, ...], shift: int = 0) -> torch.Tensor:
+    """Offsets (multiples of :data:`LARGE_LOGIT`) added to drawn logits of ``shape`` (last axis: vocabulary).
+
+    One pattern per position, cycled (``shift`` rotates the cycle, so that two logits inputs differ at
+    each position): two near-tied logits at +1e4 and one at −1e4 beside ordinary ones; every logit near
+    −1e4; one dominant logit at +1e4; ordinary logits.
+    """
+    v = shape[-1]
+    patterns = torch.zeros(4, v, dtype=torch.float64)
+    patterns[0, 0] = patterns[0, min(1, v - 1)] = 1.0
+    if v > 3:
+        patterns[0, 3] = -1.0
+    patterns[1] = -1.0
+    patterns[2, -1] = 1.0
+    rows = math.prod(shape[:-1])
+    return (patterns[(torch.arange(rows) + shift) % 4] * LARGE_LOGIT).reshape(shape)
+
+
+def with_zeros(p: torch.Tensor, entries: list[tuple[int, int]]) -> torch.Tensor:
+    """Probability rows ``p`` (B, K) with the ``(row, column)`` entries set to 0, each row renormalised."""
+    out = p.clone()
+    for row, col in entries:
+        out[row, col] = 0.0
+    return out / out.sum(-1, keepdim=True)
+
+
+#: The zeros of the two-distribution cases, for (B, K) = (4, 4) rows. "zeros-in-both": row 0 p = q with a
+#: shared zero, row 1 a shared zero and a zero of p alone, row 2 a shared zero, row 3 none.
+#: "second-zero-where-first-positive": q zero at one or two entries of rows 0, 1, 3 (p has no zero).
+ZEROS_IN_BOTH = {"p": [(0, 0), (1, 1), (1, 2), (2, 3)], "q": [(0, 0), (1, 1), (2, 3)]}
+Q_ZERO_WHERE_P_POSITIVE = [(0, 0), (1, 1), (1, 2), (3, 3)]
 
 
 def _round(t: torch.Tensor) -> torch.Tensor:
@@ -198,7 +238,34 @@ class CaseBuilder:
             for a in scores:
                 ties[a] = torch.tensor([1, 0, 1, 0, 0, 0, 1, 1, 1][:ties[a].shape[0]], dtype=torch.float64)
             out.append(self._case("binary-rewards", msg("0/1 rewards, tied inside groups"), ties))
+        # After every case above, so that their draws (and the diagnoses they give) stay as they were.
+        out.extend(self._zero_pairs(gen))
+        logits = self._with_role("logits")
+        if logits:
+            big = self._batch(4, gen, t=3)
+            for i, a in enumerate(logits):
+                big[a] = big[a] + large_logit_offsets(tuple(big[a].shape), shift=i)
+            out.append(self._case("large-logits", msg("logits as large as ±1e4"), big, grad=bool(self.gradients)))
         return [c for c in out if c.id not in self.skip]
+
+    def _zero_pairs(self, gen: torch.Generator) -> list[Case]:
+        """Where the function takes two probability vectors p, q: zeros in both at the same entries (each
+        such term is 0), and q = 0 at entries where p > 0 (KL(p‖q) and the cross-entropy are +inf there)."""
+        probs = self._with_role("probs")
+        if len(probs) < 2:
+            return []
+        first, second = probs[:2]
+        both = self._batch(4, gen)
+        alone = self._batch(4, gen)
+        if both[first].shape != (4, roles.SUPPORT) or both[second].shape != both[first].shape:
+            return []
+        both[first] = with_zeros(both[first], ZEROS_IN_BOTH["p"])
+        both[second] = with_zeros(both[second], ZEROS_IN_BOTH["q"])
+        both[second][0] = both[first][0]     # p = q with a shared zero: KL exactly 0, 0·log(0/0) = nan naively
+        alone[second] = with_zeros(alone[second], Q_ZERO_WHERE_P_POSITIVE)
+        return [self._case("zeros-in-both", msg("both distributions zero at the same entries"), both),
+                self._case("second-zero-where-first-positive",
+                           msg("the second distribution zero where the first is positive"), alone)]
 
     # ---------------------------------------------------------------------------------- engine
 
