@@ -22,16 +22,15 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+# Relations and binary operators after which TeX may break a line, list separators and opening brackets: the
+# classes the sign rule reads too (a sign follows one of them)
+from checkers.mathparse.signs import BINARY, OPENERS, RELATIONS, SEPARATORS, SIGNS, is_sign
+
 __all__ = ["split_inline_mathml"]
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _Q = "{" + MATHML_NS + "}"
 
-#: Relations and binary operators after which TeX may break a line, and list separators.
-RELATIONS = frozenset("=≠<>≤≥≈≡∝→←↦⇒⇔∼≃≅∈∉⊂⊆≪≫≺≻") | {":=", "≔"}
-BINARY = frozenset("+−-±∓×·⋅∗∘⊙⊗∪∩∧∨")
-SEPARATORS = frozenset(",;")
-OPENERS = frozenset("([{⟨⌊⌈|‖")
 #: Elements that make a group tall: its stretchy fences would grow, so the group is not opened up.
 _TALL = frozenset({"mfrac", "msqrt", "mroot", "munder", "mover", "munderover", "mtable", "msubsup",
                    "mmultiscripts"})
@@ -95,6 +94,8 @@ def _break_after(items: list[ET.Element], i: int) -> bool:
     text = _text(item)
     if text in SEPARATORS:
         return True
+    if text in SIGNS:  # a sign stays with its operand (the rule that draws it as one)
+        return not is_sign(items, i)
     if text in RELATIONS or text in BINARY:
         return _operand_before(items, i)
     return False

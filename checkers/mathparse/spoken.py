@@ -9,7 +9,8 @@ learner's own expression rendered as typed (:mod:`.typed`) for "interpreted as".
 Rules, after the way mathematics is read aloud (MathSpeak's "over", "to the power", "sub"; Chinese
 reads a fraction denominator first, "q fen zhi p" for p over q):
 
-* tokens: identifiers and numbers as written, Greek letters by name, operators as words;
+* tokens: identifiers and numbers as written, Greek letters by name, operators as words; a minus that is a
+  sign (after a bracket, a comma, a relation or another operator; :mod:`.signs`) reads "negative";
 * a known function (ln, log, exp, sin, min, ...) followed by a bracket: "log of <argument>", the
   argument's brackets not spoken; other brackets are spoken ("open bracket" ... "close bracket");
 * ``mfrac``: "a over b" for two single tokens, else "the fraction ..., end of fraction";
@@ -35,6 +36,7 @@ from typing import Any, Sequence
 from ..i18n import N_, Message, msg
 from ..languages import LANGS
 from ..limits import MAX_SPOKEN_DEPTH, SPOKEN_MEMO, SPOKEN_MEMO_MAX_CHARS
+from .signs import is_sign
 
 _NS = re.compile(r"^\{[^}]*\}")
 
@@ -67,6 +69,8 @@ _OPS = {
     "%": N_("percent"),
 }
 _OPEN, _CLOSE = "([{\u27e8", ")]}\u27e9"
+#: A minus with nothing to its left (:func:`.signs.is_sign`) reads "negative", as MathSpeak reads it.
+_MINUS = {"-", "\u2212"}
 _INVISIBLE = {"\u2061", "\u2062", "\u2063", "\u2064", ""}
 #: Functions read as "<name> of <argument>": their own word where one exists (msgids), else the name.
 _FUNCS = {"ln": N_("log"), "log": N_("log"), "exp": N_("exp"), "min": N_("min"), "max": N_("max"),
@@ -237,7 +241,10 @@ class _Speaker:
                 fname = _word(word) if word != name else _same(name)
                 out.append(msg("%(name)s of %(arg)s", name=fname, arg=arg))
                 continue
-            out.append(self.node(el, d))
+            if _text(el) in _MINUS and is_sign(items, i):  # [-1, -2], f(a, -b): a sign, not "subtract"
+                out.append(_word(N_("negative")))
+            else:
+                out.append(self.node(el, d))
             i += 1
         return _join(out)
 

@@ -35,6 +35,24 @@ def test_a_learner_expression_reads_as_typed(typed, spoken):
     assert _typed(typed)["en"] == spoken
 
 
+@pytest.mark.parametrize("latex, en, zh", [
+    ("[-1, -2]", "open bracket negative 1, negative 2 close bracket", "左括号 负 1, 负 2 右括号"),
+    ("(-x)", "open bracket negative x close bracket", "左括号 负 x 右括号"),
+    ("f(a, -b)", "f open bracket a, negative b close bracket", "f 左括号 a, 负 b 右括号"),
+    ("x = -1", "x equals negative 1", "x 等于 负 1"),
+    ("a - b", "a minus b", "a 减 b"),                        # subtraction stays "minus", 减
+    ("e^{-x} - 1", "e to the power negative x, end of power minus 1", "e 的 负 x 次方，次方结束 减 1"),
+])
+def test_a_sign_reads_negative_and_subtraction_minus(latex, en, zh):
+    """A minus with nothing to its left is a number's sign: "negative" (MathSpeak), 负 -- not 减, subtract."""
+    assert speak_mathml(latex2mathml.converter.convert(latex)) == {"en": en, "zh": zh}
+
+
+def test_a_typed_sign_reads_negative():
+    assert _typed("-x + y") == {"en": "negative x plus y", "zh": "负 x 加 y"}
+    assert _typed("x - y")["en"] == "x minus y"
+
+
 def test_chinese_words_and_order_come_from_the_catalog():
     zh = _typed("p/q")["zh"]
     # a fraction is read denominator first in Chinese: q, then p

@@ -1,8 +1,9 @@
 """Signs in authored formulas (quizapp/math_signs.py, quizapp/rendering.py): a minus or plus with nothing to its
 left to subtract from -- after an opening bracket, a comma, a relation, another operator, a function name or a
 large operator -- is drawn as a sign (``form="prefix"``), so ``[-1, -2]`` reads as two negative numbers; a
-binary ``a - b`` keeps its operator spacing. The browser side (the sign drawn with no space) is
-tests/a11y/test_signs_browser.py."""
+binary ``a - b`` keeps its operator spacing, and a long formula never breaks a line between a sign and its
+operand. The browser side (the sign drawn with no space) is tests/a11y/test_signs_browser.py; the words ("negative
+1", 负 1) are tests/a11y/test_spoken_formulas.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import latex2mathml.converter
 import pytest
 
 from checkers.mathparse.spoken import speak_mathml
-from quizapp.math_signs import SIGNS, mark_prefix_signs
+from checkers.mathparse.signs import SIGNS
+from quizapp.math_breaks import split_inline_mathml
+from quizapp.math_signs import mark_prefix_signs
 from quizapp.rendering import render_inline, render_markdown, render_math
 
 NS = "{http://www.w3.org/1998/Math/MathML}"
@@ -108,3 +111,15 @@ def test_the_spoken_text_is_the_formula_as_written():
     html = str(render_markdown(f"${latex}$", lang="en"))
     spoken = re.search(r'<span class="sr-only">([^<]*)</span>', html).group(1)
     assert spoken == speak_mathml(latex2mathml.converter.convert(latex))["en"]
+
+
+def test_a_line_breaks_after_a_binary_minus_and_never_after_a_sign():
+    """The line breaks (quizapp/math_breaks.py) read signs by the same rule: after ``\\log`` or an opening ``|``
+    the minus stays with its operand; after a closing ``|`` it is binary, and the line may break after it."""
+    for latex, ends, forms in ((r"\log -x_1 + \log -x_2 + \log -x_3", ["+", "+"], [P, B, P, B, P]),
+                               (r"|-a_1| + |-a_2| - |a_3|", ["+", "−"], [P, B, P, B])):
+        pieces = split_inline_mathml(_marked(latex))
+        tokens = [[(t.text or "").strip() for t in ET.fromstring(p).iter() if t.tag[len(NS):] in {"mi", "mn", "mo"}]
+                  for p in pieces]
+        assert [t[-1] for t in tokens[:-1]] == ends, tokens
+        assert [f for p in pieces for f in _signs(p)] == forms
