@@ -55,7 +55,7 @@ async function until(cond, polls) { for (let i = 0; i < polls; i++) { if (cond()
     if (now === last && !sol.querySelector('.pending')) break;
     last = now; await pause(); await pause();
   }
-  done({before, after: window.__phoneWidthProblems()});
+  done({before, after: window.__phoneWidthProblems(), width: document.documentElement.clientWidth});
 })().catch(e => done({error: String(e)}));
 """
 
@@ -82,8 +82,13 @@ def _shot(driver, name: str) -> None:
 def _phone_viewport(driver, height: int) -> None:
     """A phone's viewport, 375 px wide (a desktop window cannot be made that narrow): the page's viewport
     meta applies, scroll bars overlay the content as on a phone, touch input is on."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": PHONE[0], "height": height, "deviceScaleFactor": 1, "mobile": True})
+    testing.emulate_phone(driver, (PHONE[0], height), scale=1)
+
+
+def _assert_phone_width(width: int) -> None:
+    """The measured page's layout viewport (``documentElement.clientWidth``) is exactly 375 CSS px, so no
+    check runs wider (``innerWidth``, the visual viewport, grows when a page overflows: not measured)."""
+    assert width == PHONE[0], f"the page was laid out {width} px wide, not {PHONE[0]}"
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +137,7 @@ def phone(phone_server):
 
 
 def _measure(driver) -> list[str]:
+    _assert_phone_width(driver.execute_script("return document.documentElement.clientWidth"))
     driver.execute_script(MEASURE)
     return driver.execute_script("return window.__phoneWidthProblems()")
 
@@ -185,6 +191,7 @@ def test_every_question_before_and_after_its_solution(phone_server, phone):
         if "error" in result:
             failures[qid] = [result["error"]]
             continue
+        _assert_phone_width(result["width"])
         found = [f"before: {p}" for p in result["before"]] + [f"after: {p}" for p in result["after"]]
         if found:
             failures[qid] = found
