@@ -10,7 +10,9 @@ answer there, so its feedback can never show), which replaces the self-test's va
 "graded correct" records for that mistake. The per-seed records fold into one failure per distinct
 problem (:func:`checkers.bank.selftest.distinct_failures`), each with ``part``, ``seed`` (the first),
 ``seeds``, ``count``, ``check``, ``reason``, ``field`` (the place in the question it is about,
-:mod:`checkers.bank.failure_place`) and, for a grading failure, ``expected`` and ``computed``.
+:mod:`checkers.bank.failure_place`; a view that fails, the text that breaks it, :mod:`.question_place`),
+``stage`` for a failure outside any part (``params``, ``invariants``, ``question`` or ``solution``) and, for
+a grading failure, ``expected`` and ``computed``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..mathparse import evaluate_numeric
 from ..params import resolve_value, substitute_text
 from ..verdict import AnswerParseError, SpecError
 from .failure_place import failure_field
+from .question_place import question_stage, view_field
 from .fields import BankError
 from .schema import get_kind, validate_question
 from .selftest import distinct_failures, failure, selftest
@@ -142,9 +145,14 @@ def _explained_by(f: Mapping[str, Any], explained: set[tuple]) -> bool:
 
 def _with_check(f: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
     """A distinct failure as reported: part, check, every seed, expected and computed, and the ``field`` it
-    is about (its line and column in the author's text come from that field)."""
+    is about (its line and column in the author's text come from that field) and, outside any part, its stage."""
+    field = failure_field(data, f)
+    if f.get("message") == "view-fail":  # the self-test does not say which view, nor which text
+        field = view_field(data, f.get("seed"), (f.get("args") or {}).get("lang")) or field
     out = {"part": f.get("part"), "seed": f.get("seed"), "seeds": f.get("seeds") or [], "count": f.get("count"),
-           "check": f["status"], "reason": str(f.get("reason")), "field": failure_field(data, f)}
+           "check": f["status"], "reason": str(f.get("reason")), "field": field}
+    if out["part"] is None and question_stage(f.get("message"), field):
+        out["stage"] = question_stage(f.get("message"), field)
     if f.get("expected") is not None or f.get("computed") is not None:
         out["expected"], out["computed"] = f.get("expected"), f.get("computed")
     return out

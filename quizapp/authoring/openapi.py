@@ -55,7 +55,10 @@ SCHEMAS: dict[str, Any] = {
         "line": {"type": "integer", "description": "1-based line in the YAML"},
         "column": {"type": "integer", "description": "1-based column in the YAML"},
         "expr_column": {"type": ["integer", "null"], "description": "1-based column inside the expression"},
-        "source_line": {"type": "string"}}},
+        "source_line": {"type": "string"},
+        "stage": {"type": "string", "enum": ["params", "invariants", "question", "solution"],
+                  "description": "a failure outside any part: where it happened (the parameters, an invariant, "
+                                 "the question's text as learners see it, the solution)"}}},
     "SelfTestReport": {"type": ["object", "null"], "properties": {
         "ok": {"type": "boolean"}, "seeds": {"type": "integer", "minimum": 20},
         "failures": {"type": "array", "items": _ref("SelfTestFailure")}}},
