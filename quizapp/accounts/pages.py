@@ -3,6 +3,8 @@ tokens, export, deletion). Every form carries the session's CSRF token; errors a
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from ..i18n import gettext as _, page_path
 
@@ -82,7 +84,7 @@ def _to_login():
     """To the sign-in page, which comes back here: to this page after a GET (the account page, an export), to
     the account page after a form (its path answers no GET)."""
     back = page_path() if request.method in ("GET", "HEAD") else url_for("accounts.index")
-    return redirect(url_for("accounts.login", next=back))
+    return redirect(url_for("accounts.login") + "?next=" + quote(back, safe="/"))
 
 
 def _account_page(new_token: str | None = None, error: str | None = None, status: int = 200):

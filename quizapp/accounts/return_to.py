@@ -12,7 +12,7 @@ needs the sign-in just closed) is refused as well. The header also learns here w
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from flask import request, url_for
 
@@ -54,11 +54,11 @@ def after(default: str, *, signed_out: bool = False) -> str:
 def _shown_page() -> str:
     """The current page as a link back to it: :func:`page_path`, with the request's ``?lang=`` kept where the
     page named its own arguments (a question at a variant drawn for this visit names only ``variant=``)."""
-    args = page_args()
+    path = page_path()
     lang = request.args.get("lang")
-    if lang and "lang" not in args and request.endpoint:
-        return url_for(request.endpoint, **(request.view_args or {}), **args, lang=lang)
-    return page_path()
+    if lang and "lang" not in page_args():
+        path += ("&" if "?" in path else "?") + "lang=" + quote(lang, safe="")
+    return path
 
 
 def here() -> str | None:
@@ -74,9 +74,12 @@ def here() -> str | None:
 
 
 def link(endpoint: str) -> str:
-    """``endpoint``'s URL with ``next=`` naming the page to come back to, when there is one."""
+    """``endpoint``'s URL with ``next=`` naming the page to come back to, when there is one. The query is
+    added here, not by ``url_for``: the app's URL memo (:mod:`quizapp.url_memo`) would keep one address per
+    page and variant shown."""
     target = here()
-    return url_for(endpoint, **{FIELD: target}) if target else url_for(endpoint)
+    base = url_for(endpoint)
+    return f"{base}?{FIELD}={quote(target, safe='/')}" if target else base
 
 
 def template_helpers() -> dict[str, Any]:
