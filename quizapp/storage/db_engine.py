@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from . import sqlite_pragmas
+from ..httpkit import jsonio
 from ..config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
 
 # SQLite engines made here -> the options they were made with (the group commit makes its own engine alike).
@@ -35,7 +36,9 @@ def make_engine(url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False,
     unless it is the group commit's own engine); a pool of ``pool_size`` connections (``pool_overflow`` more
     at busy moments) except for SQLite in memory, which is one shared connection."""
     parsed = make_url(url)
-    kwargs: dict[str, Any] = {"echo": echo}
+    # The JSON columns (answers, verdicts, a learner's summary...) are encoded on every submit: orjson.
+    kwargs: dict[str, Any] = {"echo": echo, "json_serializer": jsonio.dumps_text,
+                              "json_deserializer": jsonio.loads_text}
     path = sqlite_path(parsed)
     in_memory = parsed.get_backend_name() == "sqlite" and path is None
     if parsed.get_backend_name() == "sqlite":

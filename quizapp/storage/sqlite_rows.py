@@ -79,13 +79,15 @@ class Prepared:
 
 
 _lock = threading.Lock()
-_prepared: dict[tuple[int, str, frozenset[str]], tuple[ClauseElement, Prepared | None]] = {}
+_prepared: dict[tuple[int, str, frozenset[str], Any], tuple[ClauseElement, Prepared | None]] = {}
 
 
 def prepare(stmt: ClauseElement, dialect: Dialect, keys: frozenset[str]) -> Prepared | None:
     """``stmt`` compiled for ``dialect`` with the parameters ``keys`` (kept: statements are module
     constants), or None when it cannot be sent to the driver directly."""
-    cache_key = (id(stmt), dialect.name, keys)
+    # The dialect's JSON encoder is part of the key: it is what the JSON columns' bind processing calls
+    # (SQLAlchemy's JSON type reads it from the dialect), and an engine may be made with another one.
+    cache_key = (id(stmt), dialect.name, keys, getattr(dialect, "_json_serializer", None))
     hit = _prepared.get(cache_key)
     if hit is not None and hit[0] is stmt:
         return hit[1]
