@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -216,26 +216,30 @@ def _plan_review(session: Session, attempt: Attempt, data: Mapping[str, Any], hi
 
 
 def _store(session: Session, attempt: Attempt, learner_known: bool, card: review.CardChange | None,
-           keep_summary: Callable[[Session], None] | None = None) -> Any:
+           keep_summary: summary.SummaryChange | None = None) -> Any:
     """Write the learner (unless known to exist), the attempt, then ``card.write`` (its result returned),
     committed: in one group commit with the attempts other threads are storing meanwhile
     (:func:`quizapp.storage.group_commit.write_together`), where the learners, the attempts and the review cards of
     the group are each one statement (:meth:`quizapp.study.review.CardChange.rows`); ``keep_summary``
-    (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question. Prepared
+    (:func:`quizapp.study.summary.writer`) updates the learner's summary of the question, as a row of the
+    group too (:meth:`quizapp.study.summary.SummaryChange.rows`). Prepared
     statements only: on SQLite they run in the writer's turn, where each one holds up the writers queued
     behind it."""
     attempt_row = (_INSERT_ATTEMPT, {k: getattr(attempt, k) for k in _ATTEMPT_KEYS})
     learner = None if learner_known else learner_row(session, attempt.learner_id)
     rows = [attempt_row] if learner_known else [learner, attempt_row] if learner is not None else []
+    dialect = session.get_bind().dialect.name
     if rows and card is not None:  # the card's write, as a row too
-        rows += card.rows(session.get_bind().dialect.name)
+        rows += card.rows(dialect)
+    if rows and keep_summary is not None:  # and the summary's
+        rows += keep_summary.rows(dialect)
 
     def work(writer: Session) -> Any:
         if not rows:  # a database without ON CONFLICT: the learner's row as ensure_learner makes it, first
             ensure_learner(writer, attempt.learner_id)
             writer.connection().execute(*attempt_row)
         if keep_summary is not None:
-            keep_summary(writer)
+            keep_summary.write(writer)
         return card.write(writer) if card is not None else None
 
     return write_together(session, work, rows)
@@ -250,7 +254,7 @@ class PreparedAttempt:
     body: dict[str, Any]
     learner_known: bool  # something of the learner is stored, so is the learner's row
     card: review.CardChange | None  # the review card's write, when the attempt rates one
-    keep_summary: Callable[[Session], None] | None  # the learner's summary of the question, rewritten
+    keep_summary: summary.SummaryChange | None  # the learner's summary of the question, rewritten
     rate_review: bool
 
 

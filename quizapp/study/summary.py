@@ -45,6 +45,9 @@ _UPDATE = update(PracticeSummary.__table__).where(_KEY, _S.attempts == bindparam
 #: RETURNING tells whether it inserted (a DO NOTHING's rowcount is not reliable on every driver).
 _INSERT = {name: stmt.returning(_S.attempts)
            for name, stmt in insert_unless_present(PracticeSummary.__table__, ["learner_id", "question_id"]).items()}
+#: The same without RETURNING, as a row of a group commit on SQLite, where the number of rows it changed
+#: tells whether it inserted (:meth:`SummaryChange.rows`).
+_INSERT_ROW = insert_unless_present(PracticeSummary.__table__, ["learner_id", "question_id"])["sqlite"]
 _DROP = delete(PracticeSummary.__table__).where(_KEY)
 #: Before every attempt: the time of a solution request folded into the row (it came before the attempt).
 _LONG_AGO = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -139,28 +142,54 @@ def after(snapshot: Snapshot, attempt: Attempt, data: Mapping[str, Any], *,
     return policy.walk([policy.attempt_item(attempt)], data, copy.deepcopy(snapshot.walked), graded=graded)
 
 
-def writer(snapshot: Snapshot, attempt: Attempt, walked: policy.Replay):
-    """The row's write after ``attempt`` (``walked``: :func:`after`), to run in the attempt's transaction:
-    ``write(session)``. A row another submit changed meanwhile (or inserted first) is deleted instead."""
+class SummaryChange:
+    """The row's write after an attempt (:func:`writer`), run in the attempt's transaction: as a row of the
+    attempt's group commit on SQLite (:meth:`rows`, one statement for the summaries of all the attempts
+    committed together), then :meth:`write`; elsewhere :meth:`write` alone. A row another submit changed
+    meanwhile (or inserted first) is deleted instead."""
+
+    __slots__ = ("seen", "values", "key", "outcome")
+
+    def __init__(self, seen: int | None, values: dict[str, Any], key: dict[str, str]) -> None:
+        self.seen, self.values, self.key = seen, values, key
+        self.outcome: dict[str, bool] = {}  # "applied": how the row of :meth:`rows` went
+
+    def _update_params(self) -> dict[str, Any]:
+        return {**self.key, "seen": self.seen, **{f"new_{name}": self.values[name] for name in _SET}}
+
+    def rows(self, dialect: str) -> list[tuple]:
+        """The write as a row of a SQLite group commit (:func:`quizapp.storage.group_commit.write_together`),
+        which tells ``outcome`` whether it applied; none on other databases."""
+        if dialect != "sqlite":
+            return []
+        if self.seen is None:
+            return [(_INSERT_ROW, self.values, self.outcome)]
+        return [(_UPDATE, self._update_params(), self.outcome)]
+
+    def write(self, session: Session) -> None:
+        """Store the row (or take how the row of :meth:`rows` went, when it was given as one); delete it
+        when it was changed or inserted by another submit meanwhile."""
+        done = self.outcome.get("applied")
+        conn = session.connection() if done is not True else None
+        if done is None:
+            if self.seen is None:
+                stmt = _INSERT.get(conn.dialect.name)
+                done = stmt is not None and conn.execute(stmt, self.values).first() is not None
+            else:
+                done = conn.execute(_UPDATE, self._update_params()).rowcount == 1
+        if not done:
+            conn.execute(_DROP, self.key)
+
+
+def writer(snapshot: Snapshot, attempt: Attempt, walked: policy.Replay) -> SummaryChange:
+    """The row's write after ``attempt`` (``walked``: :func:`after`), to run in the attempt's transaction
+    (:class:`SummaryChange`)."""
     item = policy.attempt_item(attempt)
     last_short = aware(item[0]) if _short(item) else snapshot.last_short_at
     values = {"learner_id": attempt.learner_id, "question_id": attempt.question_id,
               "version_id": snapshot.version_id, "state": _to_json(walked), "attempts": snapshot.attempts,
               "last_event_id": snapshot.last_event_id, "last_short_at": last_short, "updated_at": utcnow()}
-    key = {"learner": attempt.learner_id, "question": attempt.question_id}
-
-    def write(session: Session) -> None:
-        conn = session.connection()
-        if snapshot.seen is None:
-            stmt = _INSERT.get(conn.dialect.name)
-            done = stmt is not None and conn.execute(stmt, values).first() is not None
-        else:
-            done = conn.execute(_UPDATE, {**key, "seen": snapshot.seen,
-                                          **{f"new_{name}": values[name] for name in _SET}}).rowcount == 1
-        if not done:
-            conn.execute(_DROP, key)
-
-    return write
+    return SummaryChange(snapshot.seen, values, {"learner": attempt.learner_id, "question": attempt.question_id})
 
 
 def forget(session: Session, learner_id: str) -> None:

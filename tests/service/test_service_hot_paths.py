@@ -362,3 +362,34 @@ def test_new_cards_of_a_group_are_one_statement(app):
     assert all(r.get_json()["review"]["reps"] == 1 for r in out)
     runs = [testing.values_groups(s) for s in seen.statements if s.startswith("INSERT INTO review_cards")]
     assert runs == [5]  # the first and the four that queued while it waited for the turn
+
+
+@pytest.mark.sqlite_only(reason="group commit gathers the writers waiting for SQLite's one writer turn")
+def test_summaries_of_a_group_are_one_statement_and_stay_true(app, client):
+    """The learners' summaries of a group go to SQLite as one statement, like their cards; two attempts of
+    one learner in one group cannot both update the row they read, and the row left matches the attempts
+    stored (or is gone, to be rebuilt by the next submit)."""
+    import quiz_testing as testing
+    from sqlalchemy import func, select
+
+    from quizapp.storage.db import get_db
+    from quizapp.storage.models import Attempt, PracticeSummary
+
+    with testing.sql_seen(get_db(app).engine) as seen:
+        out = _submits_in_one_group(app, [(app.test_client(), v) for v in range(1, 6)])
+    assert [r.status_code for r in out] == [201] * 5
+    runs = [testing.values_groups(s) for s in seen.statements if s.startswith("INSERT INTO practice_summaries")]
+    assert runs == [5]
+
+    first = _submit(client, 1)
+    assert first.status_code == 201
+    out = _submits_in_one_group(app, [(client, 2), (client, 4)])
+    assert [r.status_code for r in out] == [201] * 2
+    with app.app_context():
+        session = get_db(app).Session()
+        learner = session.get(Attempt, first.get_json()["attempt_id"]).learner_id
+        stored = session.scalar(select(func.count()).select_from(Attempt).where(Attempt.learner_id == learner))
+        rows = session.scalars(select(PracticeSummary.attempts).where(PracticeSummary.learner_id == learner)).all()
+        session.close()
+    assert stored == 3
+    assert rows in ([], [3])

@@ -102,7 +102,7 @@ def test_a_summary_changed_behind_a_submits_back_is_dropped_then_rebuilt(app, cl
         attempt = Attempt(id="x" * 32, learner_id=learner, question_id=QID, question_version_id=1, variant=7,
                           answers={}, verdicts={}, score=0, max_score=2, counted=False, lang="en",
                           created_at=snapshot.history[-1][0])
-        summary.writer(snapshot, attempt, summary.after(snapshot, attempt, question["data"]))(session)
+        summary.writer(snapshot, attempt, summary.after(snapshot, attempt, question["data"])).write(session)
         session.commit()
         assert session.get(PracticeSummary, (learner, QID)) is None  # not overwritten with a stale walk
     r = _submit(client, 7)  # rebuilt from the two stored attempts, plus this one
