@@ -39,6 +39,42 @@ def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     return proc
 
 
+def _tree_cpu(pid: int) -> float | None:
+    """CPU seconds used so far by ``pid`` and every process below it (Linux /proc), or None elsewhere."""
+    if not Path(f"/proc/{pid}").exists():
+        return None
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue  # a thread or process ended meanwhile
+    return total
+
+
+def settle(proc: subprocess.Popen, *, idle_share: float = 0.03, window: float = 1.0, limit: float = 60.0) -> float:
+    """Wait until the server ``proc`` (with its workers and their children) has used under ``idle_share`` of
+    a core for a whole ``window`` of seconds, at most ``limit`` seconds; return the seconds waited.
+
+    ``quizapp serve`` answers within about a second of its launch but goes on working for a few more: its
+    master imports the engine and swaps its first workers for warm ones, and each warm worker starts its
+    grader pool (``quizapp.serving.warm``). Measured during that, the service's rates include its own
+    start-up on the same cores; steady state is what the throughput figures compare."""
+    t0 = time.monotonic()
+    before = _tree_cpu(proc.pid)
+    while before is not None and time.monotonic() - t0 < limit:
+        time.sleep(window)
+        now = _tree_cpu(proc.pid)
+        if now is None or now - before < idle_share * window:
+            break
+        before = now
+    return time.monotonic() - t0
+
+
 def call(method: str, url: str, body: dict | None = None, timeout: float = 30) -> tuple[int | None, dict | None]:
     """One request on a fresh connection (``Connection: close``, as a script without keep-alive makes it);
     returns (status, the JSON body or None), or (None, None) when the server cut the answer short.

@@ -3,7 +3,8 @@
 
 In each round, for each worker count (1, then ``--workers``): the bare app (``bare_app.py``: a constant JSON body, and the
 body inserted into SQLite with ``synchronous=FULL`` and ``NORMAL``) and the service (a temporary SQLite
-database, the sample question loaded, ``RATELIMIT_ENABLED=false``) are served in turn, and C client threads
+database, the sample question loaded, ``RATELIMIT_ENABLED=false``; measured once it has settled, its
+master's warm-up and swap to warm workers done: ``_live.settle``) are served in turn, and C client threads
 send R requests each to: the question list, one question, a numeric submit, a mix in which one client in
 four reads question pages while the others submit, and submits from all C while one more client reads pages
 one after another (the page target's case; that reader is a process of its own, so its latencies do not
@@ -38,7 +39,7 @@ import time
 import tempfile
 from pathlib import Path
 
-from _live import call, free_port, hammer, pct, read_pages, start
+from _live import call, free_port, hammer, pct, read_pages, settle, start
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the service test helpers
 import quiz_testing as testing
@@ -110,8 +111,10 @@ def bench_service(tmp: Path, workers: int, threads: int, clients: int, n: int) -
     base = f"http://127.0.0.1:{port}"
     body = {"answers": {"a": "1.0", "b": "yes"}}
     try:
-        # Steady state is measured: every worker compiles its templates and fills its caches on its first
-        # requests of each kind (a few of each, so that each worker gets some); cold start is bench_start.py.
+        # Steady state is measured: the master's warm-up and its swap to warm workers are over (settle),
+        # and every worker has compiled its templates and filled its caches on its first requests of each
+        # kind (a few of each, so that each worker gets some); cold start is bench_start.py.
+        print(f"  (service settled {settle(proc):.1f} s after it answered)")
         for _ in range(4 * workers):
             call("GET", base + "/api/v1/questions")
             call("GET", f"{base}/questions/{QID}")
