@@ -34,6 +34,7 @@ from ..i18n import N_, current_lang, gettext, norm_lang
 from . import validation, version_history, versions
 from .editor_view import placed_report, preview_or_error, seed_arg, yaml_error
 from .yamlsafe import parse_yaml
+from .yamltext import locate
 
 bp = Blueprint("author", __name__, url_prefix="/author", template_folder="../templates",
                static_folder="../static", static_url_path="/static")
@@ -193,6 +194,22 @@ def edit(qid: str):
     return _editor(qid, versions.version_text(v), version=body, report=body["selftest"])
 
 
+def refusal_failures(exc: ServiceError, text: str) -> list[dict[str, Any]]:
+    """What the editor lists for a refused save: the failures the error carries (schema, self-test), or else
+    the error itself as one failure that keeps its ``field`` (``id`` for an id that exists), placed at that
+    field's line and column in ``text`` when the field is written there (not a form field such as
+    ``question_id``, which :func:`~quizapp.authoring.yamltext.locate` would place at its nearest parent)."""
+    failures = exc.extra.get("failures")
+    if failures:
+        return failures
+    failure: dict[str, Any] = {"part": None, "seed": None, "check": None, "field": exc.field,
+                               "reason": exc.localized()}
+    where = locate(text, exc.field) if exc.field else None
+    if where is not None and where["path"] == exc.field:
+        validation.locate_failures(text, [failure])
+    return [failure]
+
+
 def _seeds() -> int:
     return int(current_app.config.get("AUTHORING_SELFTEST_SEEDS") or validation.MIN_SEEDS)
 
@@ -212,8 +229,7 @@ def save():
     except BankError as exc:
         return _editor(qid, text, errors=[yaml_error(exc)], status=422)
     except ServiceError as exc:
-        failures = exc.extra.get("failures") or [{"part": None, "seed": None, "reason": exc.message}]
-        return _editor(qid, text, errors=failures, status=exc.status)
+        return _editor(qid, text, errors=refusal_failures(exc, text), status=exc.status)
     if body["selftest"]["ok"]:
         flash(gettext("Saved version %(n)s (self-test passed).", n=body["version"]))
     else:

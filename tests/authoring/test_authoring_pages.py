@@ -54,7 +54,7 @@ def test_authoring_editor_save_publish_retire(authoring_client, authoring_passwo
     page = c.get(r.headers["Location"])
     assert b'id="selftest-bad"' in page.data and b"expected answer cannot be computed" in page.data
     r = c.post("/author/q/auth-page-q/publish", data={"version": "2", "csrf_token": csrf})
-    assert r.status_code == 409 and b"selftest-failures" in r.data
+    assert r.status_code == 409 and b'id="save-failures"' in r.data
     assert c.get("/api/v1/questions/auth-page-q?variant=0").get_json()["version"] == 1
     # schema error: 422, nothing saved
     r = c.post("/author/save", data={"yaml": "id: x", "csrf_token": csrf})

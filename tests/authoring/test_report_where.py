@@ -129,11 +129,12 @@ def test_the_editor_names_the_params_stage(author):
 
 
 def test_a_problem_with_no_place_is_the_question_as_a_whole(author):
-    """Saving a new question under an id that exists is refused with no field: never a bare dash."""
+    """A document that is no mapping is refused with no field: never a bare dash. (An id that exists names
+    its ``id`` field: tests/authoring/test_editor_refusals.py.)"""
     client, token = author
-    text = dump_question(copy.deepcopy(testing.SAMPLE_QUESTION))
+    text = "- not\n- a question\n"
     for lang, words in (("en", "The question as a whole"), ("zh", "整道题")):
         resp = client.post("/author/save", query_string={"lang": lang}, data={"yaml": text, "csrf_token": token})
-        assert resp.status_code == 409
+        assert resp.status_code == 422
         cells = _where_cells(resp.get_data(as_text=True))
         assert [_text(c) for c in cells] == [words]
