@@ -13,6 +13,9 @@ reads a fraction denominator first, "q fen zhi p" for p over q):
   sign (after a bracket, a comma, a relation or another operator; :mod:`.signs`) reads "negative";
 * a known function (ln, log, exp, sin, min, ...) followed by a bracket: "log of <argument>", the
   argument's brackets not spoken; other brackets are spoken ("open bracket" ... "close bracket");
+  without a bracket its argument is the next item, and a sign with its operand (``\\log -x``: "log of
+  negative x", not "log of minus x"); a name followed by an operator that needs a left operand
+  (``σ - x``, ``σ·x``) is not applied: it is a variable;
 * ``mfrac``: "a over b" for two single tokens, else "the fraction ..., end of fraction";
 * ``msup``: "x squared" for an exponent of 2, "x to the power n", ", end of power" after a longer one;
 * ``msub``: "x sub i"; ``msqrt``/``mroot``: "the square root of ..."; ``munderover``: "sum from a to b".
@@ -36,7 +39,7 @@ from typing import Any, Sequence
 from ..i18n import N_, Message, msg
 from ..languages import LANGS
 from ..limits import MAX_SPOKEN_DEPTH, SPOKEN_MEMO, SPOKEN_MEMO_MAX_CHARS
-from .signs import is_sign
+from .signs import BINARY, RELATIONS, SEPARATORS, SIGNS, is_sign
 
 _NS = re.compile(r"^\{[^}]*\}")
 
@@ -235,7 +238,7 @@ class _Speaker:
         while i < len(items):
             el = items[i]
             name = _text(el) if _tag(el) in ("mi", "mo") else None  # latex2mathml sets \min as <mo>
-            if name in _FUNCS and i + 1 < len(items):
+            if name in _FUNCS and _applies(items, i):
                 arg, i = self.argument(items, i + 1, d)
                 word = _FUNCS[name]
                 fname = _word(word) if word != name else _same(name)
@@ -253,19 +256,82 @@ class _Speaker:
         row, or the next item alone; with the index after it."""
         first = items[i]
         if _bracket(first, _OPEN):
-            depth = 0
-            for j in range(i, len(items)):
-                if _bracket(items[j], _OPEN):
-                    depth += 1
-                elif _bracket(items[j], _CLOSE):
-                    depth -= 1
-                    if depth == 0:
-                        return self.sequence(items[i + 1:j], d), j + 1
+            close = _closing(items, i)
+            if close is not None:
+                return self.sequence(items[i + 1:close], d), close + 1
         if _tag(first) == "mrow":
             inner = _visible(_kids(first))
             if len(inner) >= 2 and _bracket(inner[0], _OPEN) and _bracket(inner[-1], _CLOSE):
                 return self.sequence(inner[1:-1], d), i + 1
+        if _is_sign_token(first) and is_sign(items, i) and d < MAX_SPOKEN_DEPTH:
+            # \log -x: the sign and its operand are the argument, read "negative x" (its brackets spoken)
+            end = _signed_end(items, i)
+            return self.sequence(items[i:end], d + 1), end
         return self.node(first, d), i + 1
+
+
+#: Operators that act on what stands before them besides a binary + or - (TeX's Bin, Rel and Punct, the
+#: closing brackets, and the typed ``*`` and ``/``): a function name just before one is not applied.
+_NEEDS_LEFT = (BINARY - SIGNS) | RELATIONS | SEPARATORS | set(_CLOSE) | {"*", "/", "\u00f7"}
+
+
+def _is_sign_token(el: ET.Element) -> bool:
+    return _tag(el) == "mo" and _text(el) in SIGNS
+
+
+def _applies(items: list[ET.Element], i: int) -> bool:
+    """Whether the function name at ``items[i]`` is applied to what follows: something follows it, and
+    that is not an operator needing a left operand (a binary ``-`` by :func:`.signs.is_sign`, ``·``, ``=``,
+    a comma, a closing bracket). In ``σ - x`` and ``σ·x`` the σ is a variable, not the sigmoid; in
+    ``\\log -x`` the minus is a sign (TeX reads a function name as a large operator) and log applies."""
+    if i + 1 >= len(items):
+        return False
+    nxt = items[i + 1]
+    if _tag(nxt) != "mo":
+        return True
+    text = _text(nxt)
+    if text in SIGNS:
+        return is_sign(items, i + 1)
+    return text not in _NEEDS_LEFT
+
+
+def _closing(items: list[ET.Element], i: int) -> int | None:
+    """The index of the bracket closing the one at ``items[i]`` (any kind, counted by nesting), or None."""
+    depth = 0
+    for j in range(i, len(items)):
+        if _bracket(items[j], _OPEN):
+            depth += 1
+        elif _bracket(items[j], _CLOSE):
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _signed_end(items: list[ET.Element], i: int) -> int:
+    """The index after a sign at ``items[i]`` and its operand: further signs, then a bracketed run (read
+    with its brackets), a function name with its own argument (``\\log -\\exp -x``), or one item. The same
+    bounds :meth:`_Speaker.argument` takes, so that the words inside come out the same. A loop, not
+    recursion: a chain of signed functions is as long as the formula."""
+    while True:
+        while i < len(items) and _is_sign_token(items[i]):
+            i += 1
+        if i >= len(items):
+            return len(items)
+        if _bracket(items[i], _OPEN):
+            close = _closing(items, i)
+            return i + 1 if close is None else close + 1
+        name = _text(items[i]) if _tag(items[i]) in ("mi", "mo") else None
+        if name not in _FUNCS or not _applies(items, i):
+            return i + 1
+        arg = i + 1                        # the function's argument, as argument() takes it
+        if _bracket(items[arg], _OPEN):
+            close = _closing(items, arg)
+            if close is not None:
+                return close + 1
+        if not (_is_sign_token(items[arg]) and is_sign(items, arg)):
+            return arg + 1
+        i = arg
 
 
 def _tidy(text: str) -> str:

@@ -42,6 +42,8 @@ def test_a_learner_expression_reads_as_typed(typed, spoken):
     ("x = -1", "x equals negative 1", "x 等于 负 1"),
     ("a - b", "a minus b", "a 减 b"),                        # subtraction stays "minus", 减
     ("e^{-x} - 1", "e to the power negative x, end of power minus 1", "e 的 负 x 次方，次方结束 减 1"),
+    # a function without brackets takes the sign with its operand (tests/mathparse/test_spoken_function_signs.py)
+    (r"\log -x", "log of negative x", "负 x 的 log"),
 ])
 def test_a_sign_reads_negative_and_subtraction_minus(latex, en, zh):
     """A minus with nothing to its left is a number's sign: "negative" (MathSpeak), 负 -- not 减, subtract."""
