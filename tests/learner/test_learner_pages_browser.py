@@ -16,6 +16,7 @@ import quiz_testing as testing
 pytestmark = pytest.mark.browser
 
 QID = "lp-one"
+PHONE = (375, 812)  # a phone's layout viewport in CSS px (quiz_testing.emulate_phone)
 ZONE = "Asia/Kathmandu"  # UTC+05:45: no chance of matching UTC by accident, even in minutes
 
 
@@ -121,16 +122,19 @@ def test_attempt_and_review_pages_pass_axe_at_both_widths(live, lm, theme):
         attempt = driver.find_element("css selector", "#learner-memory .memory-list a").get_attribute("href")
         pages = {"attempt": attempt, "attempt-zh": attempt + "?lang=zh",
                  "question-review": f"{live}/questions/{QID}?variant=6&review=1", "review": f"{live}/review"}
-        for width in ((1280, 900), (375, 812)):
-            driver.set_window_size(*width)
+        for phone in (None, PHONE):  # the desktop window (1280 px), then a phone's 375 CSS px
+            testing.emulate_phone(driver, phone)
+            width = phone[0] if phone else "desktop"
             for name, url in pages.items():
                 driver.get(url)
                 testing.wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete",
                                  f"{name} loaded")
+                laid_out = driver.execute_script("return document.documentElement.clientWidth")
+                assert phone is None or laid_out == phone[0], f"{name} was laid out {laid_out} px wide, not {width}"
                 assert _axe(driver) == [], (name, width)
                 overflow = driver.execute_script(
                     "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-                assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {width[0]} px"
+                assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {laid_out} px"
 
 
 def test_due_item_opens_from_the_list_and_the_learner_rates_it(live, lm, monkeypatch):

@@ -92,7 +92,8 @@ def test_countdown_announces_the_last_minute_and_the_end(mock_live):
                          "the time-up announcement")
         assert "mock-timer-up" in driver.find_element(By.ID, "mock-timer").get_attribute("class")
         assert driver.find_element(By.ID, "mock-timer-clock").text == "0:00"
-        driver.set_window_size(*PHONE)  # the time-up state at phone width: readable, nothing scrolls sideways
+        testing.emulate_phone(driver, PHONE)  # the time-up state at phone width: readable, nothing scrolls sideways
+        assert driver.execute_script("return document.documentElement.clientWidth") == PHONE[0]
         assert _serious_axe_violations(driver) == []
         assert driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0

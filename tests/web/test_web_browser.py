@@ -19,7 +19,7 @@ import quiz_testing as testing
 
 pytestmark = pytest.mark.browser
 
-PHONE = (390, 844)
+PHONE = (375, 812)  # a phone's layout viewport in CSS px (quiz_testing.emulate_phone)
 WAIT_S = 20
 
 
@@ -50,7 +50,7 @@ def web_live_server(tmp_path_factory, web_make_app, web_xss_question):
 
 @pytest.fixture(scope="module")
 def web_browser():
-    with testing.headless_chromium(window_size=PHONE, extra_args=("--lang=en-US",), profile_prefix="web-chromium-",
+    with testing.headless_chromium(phone=PHONE, extra_args=("--lang=en-US",), profile_prefix="web-chromium-",
                                    log_browser=True) as driver:
         yield driver
 
@@ -72,9 +72,18 @@ def _full_shot(driver, name: str) -> None:
     if not out:
         return
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(PHONE[0], min(max(height + 120, PHONE[1]), 6000))
+    testing.emulate_phone(driver, (PHONE[0], min(max(height + 120, PHONE[1]), 6000)))
     _shot(driver, name)
-    driver.set_window_size(*PHONE)
+    testing.emulate_phone(driver, PHONE)
+
+
+def _assert_phone_layout(driver, what: str) -> None:
+    """The page is laid out exactly a phone wide (its layout viewport, ``documentElement.clientWidth``, is
+    375 CSS px) and nothing in it is wider (no sideways scrolling)."""
+    width = driver.execute_script("return document.documentElement.clientWidth")
+    assert width == PHONE[0], f"{what} was laid out {width} px wide, not {PHONE[0]}"
+    wide = driver.execute_script("return document.documentElement.scrollWidth")
+    assert wide <= PHONE[0], f"{what} is {wide} px wide: wider than a {PHONE[0]} px phone screen"
 
 
 def _console_errors(driver) -> list[str]:
@@ -105,11 +114,11 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
     from selenium.webdriver.support import expected_conditions as EC
 
     driver, base = web_browser, web_live_server["url"]
-    driver.set_window_size(*PHONE)
 
     # home: every level, the question list
     driver.get(base + "/?lang=en")
     assert driver.find_element(By.ID, "level-L1").is_displayed()
+    _assert_phone_layout(driver, "the home page")
     _full_shot(driver, "home-phone")
     qid, pid = _pick_question(web_live_server["questions"])
 
@@ -119,8 +128,7 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
     prompt_maths = driver.find_elements(By.CSS_SELECTOR, "#q-prompt math")
     assert prompt_maths, "the prompt has no MathML"
     assert "#42" in driver.find_element(By.ID, "variant-number").text
-    # nothing overflows a phone screen horizontally
-    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0] + 1
+    _assert_phone_layout(driver, "the question page")  # nothing overflows a phone screen horizontally
 
     box = driver.find_element(By.ID, f"answer-{pid}")
     preview = f"#preview-{pid}"
@@ -173,8 +181,7 @@ def test_web_browser_practice_flow(web_live_server, web_browser):
     assert "Solution" in text and "Key points" in text and "Expected answers" in text
     if driver.find_elements(By.CSS_SELECTOR, "#solution .worked"):
         assert driver.find_elements(By.CSS_SELECTOR, "#solution math"), "worked solution without MathML"
-    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0] + 1, \
-        "the graded page is wider than a phone screen"
+    _assert_phone_layout(driver, "the graded page")
     _full_shot(driver, "question-graded-phone")
 
     # the attempt counts on the home page

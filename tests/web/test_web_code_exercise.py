@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "quizapp" / "static" / "vendor" / "code-editor.js"
 QID, PID = "code-k3-per-token", "implement"
-PHONE = (390, 844)
+PHONE = (375, 812)  # a phone's layout viewport in CSS px (quiz_testing.emulate_phone)
 WAIT_S = 30
 # One-line bodies, so that typing them is not changed by the editor's auto-indentation.
 GOOD = ("import torch\n"
@@ -45,7 +45,7 @@ def code_live_server(tmp_path_factory, web_make_app):
 
 @pytest.fixture(scope="module")
 def code_browser():
-    with testing.headless_chromium(window_size=PHONE, extra_args=("--lang=en-US",), profile_prefix="code-chromium-",
+    with testing.headless_chromium(phone=PHONE, extra_args=("--lang=en-US",), profile_prefix="code-chromium-",
                                    log_browser=True) as driver:
         yield driver
 
@@ -125,7 +125,6 @@ def test_code_exercise_editor_check_submit_and_draft(code_live_server, code_brow
     from selenium.webdriver.common.keys import Keys
 
     driver, base = code_browser, code_live_server
-    driver.set_window_size(*PHONE)
     driver.get(base + "/?lang=en")
     driver.execute_script("window.localStorage.clear()")   # no draft from an earlier run of this profile
     _open(driver, base)
@@ -145,7 +144,9 @@ def test_code_exercise_editor_check_submit_and_draft(code_live_server, code_brow
         content)
     plain = driver.execute_script("return getComputedStyle(arguments[0]).color", content)
     assert keyword and keyword != plain, "'def' is not highlighted"
-    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0] + 1
+    # laid out a phone wide (the layout viewport is 375 CSS px), and the editor does not make it scroll sideways
+    assert driver.execute_script("return document.documentElement.clientWidth") == PHONE[0]
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
 
     # Tab indents inside the editor; Escape then Tab moves the focus out (to Check)
     _replace_text(driver, "x")
