@@ -70,6 +70,15 @@ MISTAKE_RESERVE = 0.1
 #: overflow the stack instead of raising. A question file nests about ten levels.
 YAML_MAX_DEPTH = 64
 
+# --- placeholders in question text ----------------------------------------------------------------------
+#: Largest width and largest precision a placeholder's format spec may ask for (``{{p:>12.4f}}``; checked by
+#: the schema and again before every ``format()``, :func:`checkers.params.check_format_spec`). Python's
+#: ``format`` builds the whole padded string first, so ``{{p:>99999999999}}`` raises MemoryError on every
+#: page of the question and a width of 10^9 allocates gigabytes each time it is shown. 64 is far above any
+#: display (float64 holds 17 significant digits; the bank asks for at most 6 decimals; a column wider than
+#: a line does not fit a prompt) and keeps one placeholder under about 400 characters (``.64f`` of 1e308).
+MAX_FORMAT_FIELD = 64
+
 # --- memoisation (entries kept per process) ---------------------------------------------------------------
 EQUIVALENCE_CACHE_SIZE = 4096   # decided (expected, answer, variables) comparisons
 ENGINE_CACHE_SIZE = 4096        # reference-engine outputs behind question parameters

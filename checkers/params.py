@@ -13,12 +13,17 @@ import random
 import re
 from typing import Any, Mapping
 
-from .limits import ENGINE_CACHE_SIZE
+from .limits import ENGINE_CACHE_SIZE, MAX_FORMAT_FIELD
 from .memo import Memo
 from .verdict import SpecError
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]{1,12}))?\}\}")
 EXACT_PLACEHOLDER = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
+
+#: Python's format-spec mini-language (3.11: ``[[fill]align][sign][z][#][0][width][grouping][.precision][type]``),
+#: so the numbers a spec asks for can be read before ``format()`` acts on them.
+FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d+)?[,_]?(?:\.(?P<precision>\d+))?"
+                         r"[bcdeEfFgGnosxX%]?", re.DOTALL)
 
 _GENERATORS = ("uniform", "randint", "choice", "list", "simplex", "expr", "call", "value", "concat")
 
@@ -117,18 +122,50 @@ def _numeric_params(params: Mapping[str, Any]):
             yield k, v
 
 
+def format_spec_oversize(fmt: str) -> str | None:
+    """What in the format spec ``fmt`` is above :data:`~checkers.limits.MAX_FORMAT_FIELD` (``"width of
+    99999999999"``), or None when nothing is (or when ``fmt`` is no format spec: ``format`` refuses it)."""
+    m = FORMAT_SPEC.fullmatch(fmt)
+    for what in ("width", "precision"):
+        digits = m.group(what) if m else None
+        # past 100 digits even int() costs (and is refused past 4300): such a number is too large anyway
+        if digits and (len(digits) > 100 or int(digits) > MAX_FORMAT_FIELD):
+            return f"{what} of {digits.lstrip('0')[:20]}"
+    return None
+
+
+def check_format_spec(fmt: str) -> None:
+    """SpecError unless ``fmt`` is a format spec whose width and precision are at most
+    :data:`~checkers.limits.MAX_FORMAT_FIELD`: ``format`` allocates the padded string before anything else,
+    so a width of 10^11 is a MemoryError and one of 10^9 gigabytes, on every view of the question."""
+    if FORMAT_SPEC.fullmatch(fmt) is None:
+        raise SpecError(f"format spec {fmt!r} is not a Python format spec (e.g. .4f, .3g, >8.2f)")
+    over = format_spec_oversize(fmt)
+    if over is not None:
+        raise SpecError(f"format spec {fmt!r} asks for a {over}: at most {MAX_FORMAT_FIELD}")
+
+
+def _format(value: int | float, fmt: str) -> str:
+    check_format_spec(fmt)  # before format(): never allocate what the spec asks for unchecked
+    try:
+        return format(value, fmt)
+    except (ValueError, OverflowError) as exc:  # a spec that does not fit the value (".2" of an int, "c" of 1e9)
+        raise SpecError(f"format spec {fmt!r} does not apply to {type(value).__name__} {value!r}: {exc}") from None
+
+
 def format_value(value: Any, fmt: str | None = None) -> str:
-    """Display form of a parameter: shortest round-trip floats, lists as ``[a, b]``."""
+    """Display form of a parameter: shortest round-trip floats, lists as ``[a, b]``; a number with a format
+    spec ``fmt`` (:func:`check_format_spec`) as ``format`` writes it."""
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, float):
         if fmt:
-            return format(value, fmt)
+            return _format(value, fmt)
         if value.is_integer() and abs(value) < 1e15:
             return str(int(value))
         return repr(value)
     if isinstance(value, int):
-        return format(value, fmt) if fmt else str(value)
+        return _format(value, fmt) if fmt else str(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_value(v, fmt) for v in value) + "]"
     return str(value)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from ..languages import LANGS
-from ..params import PLACEHOLDER
+from ..limits import MAX_FORMAT_FIELD
+from ..params import PLACEHOLDER, format_spec_oversize
 
 
 class BankError(ValueError):
@@ -90,14 +91,21 @@ def strings(obj: Any, path: str) -> Iterator[tuple[str, str]]:
 
 
 def check_placeholders(ctx: FieldChecker, obj: Any, path: str, known: set[str]) -> None:
-    """Every ``{{name}}`` in the strings of ``obj`` names a parameter of ``known``, and is well formed."""
+    """Every ``{{name}}`` in the strings of ``obj`` names a parameter of ``known``, and is well formed; a format
+    spec asks for no width or precision above :data:`~checkers.limits.MAX_FORMAT_FIELD` (a spec that is no
+    format spec at all fails when it is filled: the self-test names its text)."""
     for where, text in strings(obj, path):
         for m in PLACEHOLDER.finditer(text):
             if m.group(1) not in known:
                 ctx.fail(where, f"placeholder {{{{{m.group(1)}}}}} names no parameter"
                                 f" (parameters: {', '.join(sorted(known)) or 'none'})")
-        if "{{" in text and not PLACEHOLDER.search(text):
-            ctx.fail(where, "malformed placeholder: use {{name}} or {{name:.4f}}")
+            over = format_spec_oversize(m.group(2)) if m.group(2) else None
+            if over is not None:
+                ctx.fail(where, f"placeholder {m.group(0)} asks for a {over}: at most {MAX_FORMAT_FIELD} "
+                                f"(a number needs no more; a wider field would be allocated on every view)")
+        if "{{" in PLACEHOLDER.sub("", text):  # one that is not a placeholder would be shown as typed
+            ctx.fail(where, "malformed placeholder: use {{name}} or {{name:.4f}} (a format spec of at most "
+                            "12 characters)")
 
 
 
