@@ -9,6 +9,10 @@ views are rendered again for that variant and language (only for a failing quest
 failure): when the learner's view renders, the solution is at fault; and within the view at fault, the first
 text whose placeholders do not fill (a format spec such as ``{{p:.2q}}``) is the field, e.g.
 ``solution.worked.zh`` or ``parts[1].prompt.en``.
+
+Hints and known-mistake feedback belong to no view (a learner gets them on request, one at a time): the
+self-test fills each of them itself (:func:`unfilled_on_request`), and its failure names the text, e.g.
+``parts[0].hints[1].en`` or ``parts[1].mistakes[0].feedback.zh``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any, Iterator, Mapping
 from ..params import substitute_text
 from .variants import params_for, public_view, view_lang
 
-__all__ = ["question_stage", "view_field"]
+__all__ = ["on_request_texts", "question_stage", "unfilled_on_request", "view_field"]
 
 #: The stage of a question-level self-test message (the view's is the learner's view or the solution).
 _STAGES = {"params-fail": "params", "invariant-fail": "invariants", "invariant-false": "invariants"}
@@ -52,6 +56,37 @@ def _first_broken(texts: Iterator[tuple[str, str]], params: Mapping[str, Any]) -
         except Exception:  # noqa: BLE001 - any error filling it is the view's error
             return path
     return None
+
+
+def on_request_texts(question: Mapping[str, Any]) -> Iterator[tuple[Any, str, str, str]]:
+    """(part id, field, language, text) of every text a learner is shown only on request, which no view
+    renders: each part's ``hints[i]`` and single ``hint`` (:func:`checkers.bank.variants.part_hints`) and each
+    known mistake's ``feedback`` (:func:`checkers.kinds._common.mistake_feedback`), e.g.
+    ``parts[0].hints[1].en`` or ``parts[1].mistakes[0].feedback.zh``."""
+    parts = question.get("parts") if isinstance(question, Mapping) else None
+    for i, part in enumerate(parts if isinstance(parts, list) else []):
+        if not isinstance(part, Mapping):
+            continue
+        blocks = [(f"parts[{i}].hints[{j}]", b) for j, b in enumerate(part.get("hints") or [])]
+        blocks += [(f"parts[{i}].hint", part["hint"])] if part.get("hint") else []
+        blocks += [(f"parts[{i}].mistakes[{j}].feedback", m.get("feedback"))
+                   for j, m in enumerate(part.get("mistakes") or []) if isinstance(m, Mapping)]
+        for path, block in blocks:
+            if isinstance(block, Mapping):
+                yield from ((part.get("id"), f"{path}.{lang}", lang, block[lang])
+                            for lang in ("en", "zh") if isinstance(block.get(lang), str))
+
+
+def unfilled_on_request(question: Mapping[str, Any],
+                        params: Mapping[str, Any]) -> Iterator[tuple[Any, str, str, Exception]]:
+    """(part id, field, language, error) of each :func:`on_request_texts` text whose placeholders do not
+    fill with ``params`` (a format spec such as ``{{p:.2q}}``, one asking for too wide a field, an unknown
+    parameter): what a learner asking for that hint, or making that mistake, would get instead of it."""
+    for pid, path, lang, text in on_request_texts(question):
+        try:
+            substitute_text(text, params)
+        except Exception as exc:  # noqa: BLE001 - any error filling it is the text's error
+            yield pid, path, lang, exc
 
 
 def view_field(question: Mapping[str, Any], seed: Any, lang: Any) -> str | None:

@@ -4,7 +4,8 @@ For each seed: the parameters generate; every part's expected answer resolves (e
 succeeds); the checker's correct examples grade ``correct``; every known mistake (and the checker's
 other incorrect examples) grades ``incorrect`` with its note and a bilingual feedback, which also
 proves the mistake differs from the correct answer in that variant; the checker's invalid samples
-grade ``invalid``; both views render in both languages; and every ``invariants`` entry (a comparison the
+grade ``invalid``; both views render in both languages, and so does every text a learner gets only on
+request (each hint, each known mistake's feedback: ``text-fail``, ``args.field`` its place); and every ``invariants`` entry (a comparison the
 question's text relies on, :mod:`checkers.bank.invariants`) holds with this variant's numbers.
 
 Across the seeds, a numeric or array part whose expected value is the same in every variant fails
@@ -29,6 +30,7 @@ from typing import Any, Iterable, Mapping
 from .. import grading
 from . import invariants as inv
 from .schema import get_kind
+from .question_place import unfilled_on_request
 from .shown import shown_value
 from .variants import params_for, public_view, solution_view
 
@@ -41,6 +43,7 @@ SELFTEST_TIMEOUT = 10.0
 MESSAGES: dict[str, str] = {
     "params-fail": "the parameters do not generate",
     "view-fail": "a view (public or solution, in one language) fails to render",
+    "text-fail": "a hint or a known mistake's feedback (shown on request) fails to render in one language",
     "crash": "the self-test of a part crashed",
     "expected-fail": "the part's expected answer cannot be computed",
     "examples-fail": "the kind's examples() failed",
@@ -61,7 +64,7 @@ MESSAGES: dict[str, str] = {
 
 #: The ``args`` keys that tell two failures of one message apart; seed-dependent values (an answer with
 #: this variant's numbers, an exception's text) are in ``reason``/``expected``/``computed`` only.
-IDENTITY_ARGS = ("lang", "error", "note", "graded", "graded_note", "example", "invariant")
+IDENTITY_ARGS = ("lang", "error", "note", "graded", "graded_note", "example", "invariant", "field")
 
 
 @dataclass
@@ -319,6 +322,10 @@ def selftest(question: Mapping[str, Any], seeds: Iterable[int] = range(20)) -> S
             except Exception as exc:
                 fail(None, seed, "view-fail", f"{lang} view fails: {type(exc).__name__}: {exc}", "view",
                      lang=lang, error=type(exc).__name__)
+        count()  # every hint and known-mistake feedback, as a learner asking for it or making it gets it
+        for pid, where, lang, exc in unfilled_on_request(question, params):
+            fail(pid, seed, "text-fail", f"{where} does not render: {type(exc).__name__}: {exc}", "view",
+                 lang=lang, error=type(exc).__name__, field=where)
         for part in question.get("parts", []):
             try:
                 _check_part(part, params, seed, fail, count,

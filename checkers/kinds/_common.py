@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from ..limits import MAX_SHORT_ANSWER
 from ..mathparse import evaluate_numeric  # the safe parser; maths such as ln(2)/2
+from ..params import substitute_text
 from ..verdict import AnswerParseError, SpecError, msg
 
 NOTE_RE = re.compile(r"^[a-z0-9-]+$")
@@ -178,6 +179,9 @@ def ratio_hint(a: float, b: float, rtol: float) -> tuple[str, dict[str, str]] | 
     return None
 
 
-def mistake_feedback(m: Mapping[str, Any]) -> dict[str, str]:
+def mistake_feedback(m: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, str]:
+    """A known mistake's feedback in every language, its ``{{name}}`` placeholders filled with the variant's
+    parameters like every other text of the question (a broken one is the author's SpecError: the bank
+    self-test fills every feedback for every seed, so none reaches a learner)."""
     fb = m["feedback"]
-    return msg(str(fb["en"]), str(fb["zh"]))
+    return msg(substitute_text(str(fb["en"]), params), substitute_text(str(fb["zh"]), params))

@@ -188,7 +188,7 @@ class ArrayChecker(Kind):
                 mv = [mv]
             try:
                 if _shape(mv) == sa and _compare(parsed, mv, rtol, atol)["mismatches"] == 0:
-                    return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, details)
+                    return Verdict("incorrect", 0.0, c.mistake_feedback(m, params), m["note"], interp, details)
             except ValueError:
                 continue
         n = cmp["mismatches"]

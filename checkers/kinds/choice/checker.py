@@ -148,7 +148,7 @@ class ChoiceChecker(Kind):
         for m in spec.get("mistakes") or []:
             ans = m["answer"]
             if frozenset(ans if isinstance(ans, list) else [ans]) == parsed:
-                return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, {"selected": len(parsed)})
+                return Verdict("incorrect", 0.0, c.mistake_feedback(m, params), m["note"], interp, {"selected": len(parsed)})
         if spec.get("multiple", False):
             fb = _selection_feedback(len(parsed - corr), len(corr - parsed))
         else:

@@ -44,14 +44,14 @@ def apply_mistakes(verdict: Verdict, lines: list[Line], spec, params, variables,
                     # a partial score for the key steps shown before the known wrong step stays
                     verdict.score = verdict.score if verdict.status == "incorrect" else 0.0
                     verdict.status = "incorrect"
-                    verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
+                    verdict.feedback, verdict.note = c.mistake_feedback(m, params), m["note"]
                     verdict.details["mistake_line"] = at
                     return verdict
             elif "answer" in m and verdict.status == "incorrect":
                 mlines = parse_lines(substitute(list(m["answer"]), params), spec)
                 if len(mlines) == len(lines) and all(_same_statement(a, b, variables, deadline)
                                                      for a, b in zip(mlines, lines)):
-                    verdict.feedback, verdict.note = c.mistake_feedback(m), m["note"]
+                    verdict.feedback, verdict.note = c.mistake_feedback(m, params), m["note"]
                     return verdict
         except (AnswerParseError, SpecError):
             continue

@@ -104,7 +104,7 @@ class NumericChecker(Kind):
             except Exception:  # an authoring problem must not turn a learner's answer into a crash
                 continue
             if c.num_close(a, mv, rtol, atol):
-                return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, details)
+                return Verdict("incorrect", 0.0, c.mistake_feedback(m, params), m["note"], interp, details)
 
         if not math.isfinite(b) or not math.isfinite(a):
             if math.isnan(b):

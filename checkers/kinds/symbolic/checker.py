@@ -205,7 +205,7 @@ def grade_expression(answer_text: str, spec: Mapping[str, Any], params: Mapping[
         except (AnswerParseError, SpecError):
             continue
         if check_equivalence(mexpr, parsed.expr, variables, "equivalent", time_budget=budget / 4).equal:
-            return Verdict("incorrect", 0.0, c.mistake_feedback(m), m["note"], interp, details)
+            return Verdict("incorrect", 0.0, c.mistake_feedback(m, params), m["note"], interp, details)
     hint = _slip_hint(expected, parsed.expr, variables) if mode == "equivalent" else None
     if hint is not None:
         note, fb = hint
