@@ -36,9 +36,6 @@ from .variants import params_for
 #: publishes on fewer).
 DEFAULT_SEEDS = 20
 _PART_FIELD = re.compile(r"^parts\[(\d+)\]")
-#: Self-test messages of an error raised while grading a part's examples, or while listing them.
-_RAISED = frozenset({"grading-raised", "examples-fail"})
-_FEEDBACK_FIELD = re.compile(r"^parts\[(\d+)\]\.mistakes\[(\d+)\]\.feedback\.")
 
 
 def _schema_failure(data: Any, exc: Exception) -> dict[str, Any]:
@@ -124,7 +121,7 @@ def question_report(data: Any, seeds: int = DEFAULT_SEEDS, file: Any = None) -> 
     if schema:
         return {"question": qid, "ok": False, "seeds": seeds, "checks": 0, "failures": schema}
     report = selftest(data, seeds=range(seeds))
-    failures = _without_echoes_of_feedback(data, list(report.failures))
+    failures = list(report.failures)
     same = _mistakes_equal_to_correct(data, range(seeds))
     if same:  # say why a known mistake was "not exercised" or "graded correct": it equals the correct answer
         explained = {(f["part"], f["seed"], f["args"]["note"]) for f in same}
@@ -134,27 +131,6 @@ def question_report(data: Any, seeds: int = DEFAULT_SEEDS, file: Any = None) -> 
     failures = expression_failures(data) + [_with_check(f, data) for f in distinct_failures(failures)]
     return {"question": qid, "ok": bool(report.ok) and not failures, "seeds": seeds, "checks": report.checks,
             "failures": failures}
-
-
-def _without_echoes_of_feedback(data: Mapping[str, Any], failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``failures`` less the echoes of a known mistake whose feedback does not render (``text-fail`` at
-    ``parts[i].mistakes[j].feedback``): grading that mistake raises (or skips it) because its feedback cannot
-    be filled, so "raised", "not exercised" or "another note" for it, and the same error raised grading (or
-    listing) the examples of that part in that variant (they hit the mistake), only repeat the broken text."""
-    notes, raised = set(), set()
-    for f in failures:
-        m = _FEEDBACK_FIELD.match(str((f.get("args") or {}).get("field") or "")) \
-            if f.get("message") == "text-fail" else None
-        if m:
-            mistake = data["parts"][int(m.group(1))]["mistakes"][int(m.group(2))]
-            notes.add((f.get("part"), mistake.get("note")))
-            raised.add((f.get("part"), f.get("seed"), f["args"].get("error")))
-
-    def echo(f: Mapping[str, Any]) -> bool:
-        args = f.get("args") or {}
-        return f.get("message") != "text-fail" and ((f.get("part"), args.get("note")) in notes or (
-            f.get("message") in _RAISED and (f.get("part"), f.get("seed"), args.get("error")) in raised))
-    return [f for f in failures if not echo(f)]
 
 
 def _explained_by(f: Mapping[str, Any], explained: set[tuple]) -> bool:

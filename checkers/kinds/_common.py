@@ -181,7 +181,14 @@ def ratio_hint(a: float, b: float, rtol: float) -> tuple[str, dict[str, str]] | 
 
 def mistake_feedback(m: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, str]:
     """A known mistake's feedback in every language, its ``{{name}}`` placeholders filled with the variant's
-    parameters like every other text of the question (a broken one is the author's SpecError: the bank
-    self-test fills every feedback for every seed, so none reaches a learner)."""
-    fb = m["feedback"]
-    return msg(substitute_text(str(fb["en"]), params), substitute_text(str(fb["zh"]), params))
+    parameters like every other text of the question. One that does not fill (an authoring error: the bank
+    self-test fills every feedback for every seed and names it) is left as written, so the learner still
+    gets the verdict, its note and the rest of the text."""
+    return msg(*(_filled(str(m["feedback"][lang]), params) for lang in ("en", "zh")))
+
+
+def _filled(text: str, params: Mapping[str, Any]) -> str:
+    try:
+        return substitute_text(text, params)
+    except SpecError:
+        return text

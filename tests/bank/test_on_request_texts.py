@@ -52,8 +52,7 @@ def test_a_broken_hint_or_feedback_fails_the_report_at_its_field(path, field, pa
     data = _question(_set(path, f"Here p = {BROKEN}."))
     report = question_report(data, SEEDS)
     assert not report["ok"]
-    # one failure, at the text itself: a known mistake whose feedback cannot be filled is not also
-    # reported as "grading raised" or "not exercised"
+    # one failure, at the text itself: the mistake still grades incorrect with its note (below)
     assert [(f["part"], f["check"], f["field"], f["seeds"]) for f in report["failures"]] == [
         (part, "view", field, list(range(SEEDS)))]
     assert field in report["failures"][0]["reason"] and ".2q" in report["failures"][0]["reason"]
@@ -115,6 +114,14 @@ def test_a_known_mistake_gives_its_feedback_with_the_variants_numbers():
         assert numeric.feedback == {"en": f"That is p = {p:.2f}, not 2p.", "zh": f"这是 p = {p:.3f},不是 2p。"}
         choice = grading.grade("yes", data["parts"][1], params)
         assert choice.note == "symmetric" and choice.feedback["en"] == f"Not symmetric (p = {p!r})."
+
+
+def test_a_feedback_that_does_not_fill_still_gives_the_verdict():
+    data = _question(_set(("parts", 0, "mistakes", 0, "feedback", "en"), f"That is p = {BROKEN}."))
+    params = params_for(data, 1)
+    verdict = grading.grade(repr(params["p"]), data["parts"][0], params)
+    assert (verdict.status, verdict.note) == ("incorrect", "forgot-double")
+    assert verdict.feedback == {"en": f"That is p = {BROKEN}.", "zh": "这是 p,不是 2p。"}
 
 
 def test_the_banks_feedback_with_placeholders_reaches_learners_filled():
