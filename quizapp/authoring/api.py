@@ -23,6 +23,7 @@ from ..auth import require_author
 from ..storage.db import get_session
 from ..errors import BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationError
 from ..httpkit.openapi import contribute
+from ..i18n import N_, Message
 from . import import_export, regrade, validation, versions
 from . import openapi
 from .yamlsafe import parse_yaml
@@ -51,7 +52,7 @@ def _seeds() -> int:
 def _raw() -> bytes:
     raw = request.get_data(cache=True)
     if request.max_content_length is not None and len(raw) > request.max_content_length:
-        raise PayloadTooLarge(f"request body larger than {request.max_content_length} bytes")
+        raise PayloadTooLarge(Message(N_("request body larger than %(n)s bytes"), n=request.max_content_length))
     return raw
 
 
@@ -59,7 +60,7 @@ def _yaml_text() -> str:
     try:
         return _raw().decode("utf-8")
     except UnicodeDecodeError:
-        raise BadRequest("the body is not UTF-8", None, code="malformed_yaml") from None
+        raise BadRequest(Message(N_("the body is not UTF-8")), None, code="malformed_yaml") from None
 
 
 def question_body() -> Any:
@@ -69,10 +70,12 @@ def question_body() -> Any:
         try:
             return parse_yaml(_yaml_text(), "body")
         except BankError as exc:
-            raise BadRequest(f"malformed YAML: {exc.field}: {exc.problem}", None, code="malformed_yaml") from None
+            raise BadRequest(Message(N_("malformed YAML: %(field)s: %(problem)s"), field=exc.field,
+                                     problem=exc.problem), None, code="malformed_yaml") from None
     if mimetype == "application/json" or mimetype.endswith("+json"):
         return json_body()
-    raise UnsupportedMediaType("send the question as application/json or application/yaml", "Content-Type")
+    raise UnsupportedMediaType(Message(N_("send the question as application/json or application/yaml")),
+                               "Content-Type")
 
 
 def _author_text() -> str | None:
@@ -109,7 +112,7 @@ def publish_question(qid: str):
         check_unknown(body, {"version"})
         number = field(body, "version", int, required=False)
         if number is not None and number < 1:
-            raise ValidationError("version must be >= 1", "version")
+            raise ValidationError(Message(N_("version must be >= 1")), "version")
     return ok(versions.publish(get_session(), qid, number, principal.learner_id, seeds=_seeds()))
 
 
@@ -130,7 +133,7 @@ def export_bank():
     session = get_session()
     if qid:
         if fmt not in ("yaml", "json"):
-            raise ValidationError("format must be yaml or json for one question", "format")
+            raise ValidationError(Message(N_("format must be yaml or json for one question")), "format")
         rel, text = import_export.export_question(session, qid)
         if fmt == "json":
             return ok({"files": [{"path": rel, "content": text}]})
@@ -139,7 +142,7 @@ def export_bank():
     if fmt == "json":
         return ok({"files": import_export.export_files(session)})
     if fmt != "zip":
-        raise ValidationError("format must be zip or json for the bank", "format")
+        raise ValidationError(Message(N_("format must be zip or json for the bank")), "format")
     return Response(import_export.export_zip(session), mimetype="application/zip",
                     headers={"Content-Disposition": 'attachment; filename="bank.zip"'})
 
@@ -149,7 +152,7 @@ def import_bank():
     principal = require_author()
     publish_raw = (request.args.get("publish") or "true").lower()
     if publish_raw not in ("true", "false", "1", "0"):
-        raise ValidationError("publish must be true or false", "publish")
+        raise ValidationError(Message(N_("publish must be true or false")), "publish")
     mimetype = request.mimetype or ""
     if mimetype in ZIP_TYPES:
         items = import_export.files_from_zip(_raw())
@@ -163,10 +166,11 @@ def import_bank():
         items = []
         for i, f in enumerate(files):
             if not isinstance(f, dict) or not isinstance(f.get("path"), str) or not isinstance(f.get("content"), str):
-                raise ValidationError("each file is {\"path\": str, \"content\": str}", f"files[{i}]")
+                raise ValidationError(Message(N_('each file is {"path": str, "content": str}')), f"files[{i}]")
             items.append((f["path"], f["content"]))
     else:
-        raise UnsupportedMediaType("send application/zip, application/yaml or application/json", "Content-Type")
+        raise UnsupportedMediaType(Message(N_("send application/zip, application/yaml or application/json")),
+                                   "Content-Type")
     summary = import_export.import_files(get_session(), items, principal.learner_id,
                                    publish_now=publish_raw in ("true", "1"), seeds=_seeds())
     return ok(summary)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from checkers.bank import BankError, content_hash, question_files
 
 from ..errors import NotFound, ValidationError
+from ..i18n import N_, Message
 from ..storage.models import Question, QuestionVersion
 from ..services import questions as qsvc
 from .validation import MIN_SEEDS, selftest_report, validate
@@ -30,7 +31,7 @@ def export_question(session: Session, qid: str) -> tuple[str, str]:
     """(relative path, YAML text) of the published version of ``qid``."""
     v = qsvc.published_version(session, qid)
     if v is None:
-        raise NotFound(f"no published question {qid!r}", "id", code="unknown_question")
+        raise NotFound(Message(N_("no published question '%(qid)s'"), qid=qid), "id", code="unknown_question")
     return _export_path(v), version_text(v)
 
 
@@ -66,13 +67,18 @@ def export_zip(session: Session) -> bytes:
     return buf.getvalue()
 
 
+def _too_many() -> Message:
+    """The refusal of an import over :data:`MAX_IMPORT_FILES` files."""
+    return Message(N_("at most %(n)s files"), n=MAX_IMPORT_FILES)
+
+
 def _safe_rel(path: Any) -> str:
     if not isinstance(path, str) or not path or len(path) > 300:
-        raise ValidationError("each file needs a relative path", "files.path")
+        raise ValidationError(Message(N_("each file needs a relative path")), "files.path")
     p = PurePosixPath(path.replace("\\", "/"))
     if p.is_absolute() or ".." in p.parts or p.suffix not in (".yaml", ".yml"):
-        raise ValidationError(f"{path!r}: a file path must be relative, without '..', ending in .yaml",
-                              "files.path")
+        raise ValidationError(Message(N_("'%(path)s': a file path must be relative, without '..', ending in "
+                                         ".yaml"), path=path), "files.path")
     return p.as_posix()
 
 
@@ -80,30 +86,32 @@ def files_from_zip(raw: bytes) -> list[tuple[str, str]]:
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, EOFError, ValueError, OSError):
-        raise ValidationError("the body is not a zip archive", None, code="bad_archive") from None
+        raise ValidationError(Message(N_("the body is not a zip archive")), None, code="bad_archive") from None
     items, total = [], 0
     with zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]
         if len(infos) > MAX_IMPORT_FILES:
-            raise ValidationError(f"at most {MAX_IMPORT_FILES} files", None, code="bad_archive")
+            raise ValidationError(_too_many(), None, code="bad_archive")
         for info in infos:
             if not info.filename.endswith((".yaml", ".yml")):
                 continue
             total += info.file_size
             if total > MAX_IMPORT_BYTES:
-                raise ValidationError("the archive is too large once unpacked", None, code="bad_archive")
+                raise ValidationError(Message(N_("the archive is too large once unpacked")), None,
+                                      code="bad_archive")
             rel = _safe_rel(info.filename)
             try:
                 with zf.open(info) as fh:
                     data = fh.read(MAX_IMPORT_BYTES + 1)
             except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
                     ValueError, OSError) as exc:  # corrupt, encrypted or an unsupported method
-                raise ValidationError(f"{rel}: cannot be unpacked ({type(exc).__name__})", "files.content",
+                raise ValidationError(Message(N_("%(file)s: cannot be unpacked (%(error)s)"), file=rel,
+                                              error=type(exc).__name__), "files.content",
                                       code="bad_archive") from None
             try:
                 items.append((rel, data.decode("utf-8")))
             except UnicodeDecodeError:
-                raise ValidationError(f"{rel}: not UTF-8", "files.content") from None
+                raise ValidationError(Message(N_("%(file)s: not UTF-8"), file=rel), "files.content") from None
     return items
 
 
@@ -132,11 +140,11 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
     False), remembering its path."""
     items = [(_safe_rel(rel), text) for rel, text in items]
     if len(items) > MAX_IMPORT_FILES:
-        raise ValidationError(f"at most {MAX_IMPORT_FILES} files", "files", code="too_many_files")
+        raise ValidationError(_too_many(), "files", code="too_many_files")
     if sum(len(text) for _, text in items) > MAX_IMPORT_BYTES:
-        raise ValidationError("the files are too large together", "files", code="too_large")
+        raise ValidationError(Message(N_("the files are too large together")), "files", code="too_large")
     if not items:
-        raise ValidationError("no question files to import", "files", code="missing_field")
+        raise ValidationError(Message(N_("no question files to import")), "files", code="missing_field")
     failures: list[dict] = []
     parsed: list[tuple[str, dict, str]] = []
     seen: dict[str, str] = {}
@@ -162,8 +170,8 @@ def import_files(session: Session, items: Iterable[tuple[str, str]], author_id: 
             failures.extend(dict(f, file=rel) for f in report["failures"])
         parsed.append((rel, data, text, unchanged))
     if failures:
-        raise ValidationError(f"{len(failures)} problem(s) in the imported files; nothing was imported",
-                              "files", code="import_failed", extra={"failures": failures})
+        raise ValidationError(Message(N_("%(n)s problem(s) in the imported files; nothing was imported"),
+                                      n=len(failures)), "files", code="import_failed", extra={"failures": failures})
     summary: dict[str, list] = {"added": [], "updated": [], "unchanged": []}
     try:
         for rel, data, text, unchanged in parsed:

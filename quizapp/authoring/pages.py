@@ -245,7 +245,7 @@ def publish(qid: str):
     try:
         body = versions.publish(get_session(), qid, number, who.learner_id)
     except ServiceError as exc:
-        flash(exc.message)
+        flash(exc.localized())
         failures = exc.extra.get("failures") or []
         if failures:
             v = versions.get_version_row(get_session(), qid, number)
@@ -268,7 +268,7 @@ def retire(qid: str):
         versions.retire(get_session(), qid)
         flash(gettext("Retired %(qid)s: learners no longer see it.", qid=qid))
     except ServiceError as exc:
-        flash(exc.message)
+        flash(exc.localized())
     return redirect(url_for("author.edit", qid=qid))
 
 
@@ -278,7 +278,7 @@ def unretire(qid: str):
         body = versions.unretire(get_session(), qid)
         flash(gettext("Version %(n)s of %(qid)s is published again.", n=body["version"], qid=qid))
     except ServiceError as exc:
-        flash(exc.message)
+        flash(exc.localized())
     return redirect(url_for("author.edit", qid=qid))
 
 
@@ -306,7 +306,7 @@ def restore(qid: str):
     try:
         body = version_history.restore(get_session(), qid, number, who.learner_id, seeds=_seeds())
     except ServiceError as exc:
-        flash(exc.message)
+        flash(exc.localized())
         return redirect(url_for("author.history", qid=qid))
     flash(gettext("Version %(old)s restored as draft version %(n)s.", old=number, n=body["version"]))
     return redirect(url_for("author.edit", qid=qid, version=body["version"]))

@@ -17,6 +17,7 @@ from checkers.bank.report import DEFAULT_SEEDS, question_report, schema_failures
 from checkers.bank.tags import check_tags, load_tag_list
 
 from ..errors import ValidationError
+from ..i18n import N_, Message
 from .yamlsafe import parse_yaml
 from .yamltext import line_excerpt, locate
 
@@ -33,11 +34,15 @@ def validate(data: Any, file: Any = None, text: str | None = None) -> None:
     if text is not None:
         locate_failures(text, failures)
     first = failures[0]
+    # the reason is the checkers' English text (schema rules); the sentence around it is translated
+    reason = str(first.get("reason", "")).removeprefix("schema: ")
     if not isinstance(data, dict):
-        message = "a question must be a mapping (the structure of a question file)"
+        message = Message(N_("a question must be a mapping (the structure of a question file)"))
+    elif first.get("field"):
+        message = Message(N_("the question does not follow the format: %(field)s: %(reason)s"),
+                          field=first["field"], reason=reason)
     else:
-        where = f"{first['field']}: " if first.get("field") else ""
-        message = f"the question does not follow the format: {where}{first['reason'].removeprefix('schema: ')}"
+        message = Message(N_("the question does not follow the format: %(reason)s"), reason=reason)
     raise ValidationError(message, first.get("field"), code="invalid_question", extra={"failures": failures})
 
 

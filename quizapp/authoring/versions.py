@@ -16,11 +16,24 @@ from sqlalchemy.orm import Session
 from checkers.bank import content_hash, dump_question
 
 from ..errors import Conflict, NotFound, ValidationError
+from ..i18n import N_, Message
 from ..storage.models import Attempt, Question, QuestionVersion, VersionCheck, utcnow
 from ..services import questions as qsvc
 from ..timeutil import iso_utc
 from .validation import MIN_SEEDS, selftest_report, validate
 from .yamltext import with_top_key
+
+
+#: Why a version that is not a draft cannot be published, by its status (the message names the status).
+NOT_A_DRAFT = {
+    "published": N_("version %(n)s of '%(qid)s' is published, not a draft: save a new version first"),
+    "retired": N_("version %(n)s of '%(qid)s' is retired, not a draft: save a new version first"),
+}
+
+
+def unknown_question(qid: str) -> NotFound:
+    """The 404 for a question id that names no question (``unknown_question``, field ``question_id``)."""
+    return NotFound(Message(N_("no question '%(qid)s'"), qid=qid), "question_id", code="unknown_question")
 
 
 def store_check(session: Session, version: QuestionVersion, report: Mapping[str, Any]) -> None:
@@ -118,7 +131,9 @@ def create_question(session: Session, data: Any, author_id: str | None, *, seeds
     wrote it (stored and exported as is)."""
     validate(data, text=text)
     if session.get(Question, data["id"]) is not None:
-        raise Conflict(f"question {data['id']!r} exists: PUT /api/v1/questions/{data['id']} adds a version",
+        raise Conflict(Message(N_("a question with the id '%(qid)s' exists already: add a new version to it "
+                                  "instead (in the editor, open it from the question list and save; in the API, "
+                                  "PUT /api/v1/questions/%(qid)s)"), qid=data["id"]),
                        "id", code="question_exists")
     return _save(session, data, author_id, seeds, "api", text)[0]
 
@@ -127,7 +142,7 @@ def update_question(session: Session, qid: str, data: Any, author_id: str | None
                     seeds: int = MIN_SEEDS, text: str | None = None) -> tuple[dict, bool]:
     """A new draft version of ``qid`` (an unchanged draft is returned as is)."""
     if session.get(Question, qid) is None:
-        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+        raise unknown_question(qid)
     if isinstance(data, dict):
         if "id" not in data and text is not None:
             try:
@@ -136,15 +151,16 @@ def update_question(session: Session, qid: str, data: Any, author_id: str | None
                 text = None
         data.setdefault("id", qid)
         if data["id"] != qid:
-            raise ValidationError(f"the body's id {data['id']!r} differs from the URL's {qid!r}", "id",
-                                  code="id_mismatch")
+            raise ValidationError(Message(N_("the question's id '%(got)s' differs from '%(qid)s', the question "
+                                             "being saved (the id in the URL)"), got=data["id"], qid=qid),
+                                  "id", code="id_mismatch")
     validate(data, text=text)
     return _save(session, data, author_id, seeds, "api", text)
 
 
 def list_versions(session: Session, qid: str) -> list[dict]:
     if session.get(Question, qid) is None:
-        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+        raise unknown_question(qid)
     rows = session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == qid)
                            .order_by(QuestionVersion.number))
     return [version_body(session, v) for v in rows]
@@ -152,14 +168,16 @@ def list_versions(session: Session, qid: str) -> list[dict]:
 
 def get_version_row(session: Session, qid: str, number: int | None = None) -> QuestionVersion:
     if session.get(Question, qid) is None:
-        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+        raise unknown_question(qid)
     if number is None:
         v = latest_version(session, qid)
     else:
         v = session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == qid,
                                                           QuestionVersion.number == number)).first()
     if v is None:
-        raise NotFound(f"question {qid!r} has no version {number}", "version", code="unknown_version")
+        message = (Message(N_("question '%(qid)s' has no version yet"), qid=qid) if number is None else
+                   Message(N_("question '%(qid)s' has no version %(n)s"), qid=qid, n=number))
+        raise NotFound(message, "version", code="unknown_version")
     return v
 
 
@@ -169,15 +187,15 @@ def publish(session: Session, qid: str, number: int | None, author_id: str | Non
     the self-test run again; any failure -> 409 ``selftest_failed`` listing them, nothing changes."""
     v = get_version_row(session, qid, number)
     if v.status != "draft":
-        raise Conflict(f"version {v.number} of {qid!r} is {v.status}, not a draft: save a new version first",
-                       "version", code="not_a_draft")
+        msgid = NOT_A_DRAFT.get(v.status, NOT_A_DRAFT["published"])
+        raise Conflict(Message(msgid, n=v.number, qid=qid), "version", code="not_a_draft")
     validate(v.data)
     report = selftest_report(v.data, seeds, version_text(v))
     if not report["ok"]:
         session.rollback()
-        raise Conflict(f"version {v.number} of {qid!r} fails its self-test ({len(report['failures'])} "
-                       "failure(s)); fix them and save a new draft", "version", code="selftest_failed",
-                       extra={"failures": report["failures"]})
+        raise Conflict(Message(N_("version %(n)s of '%(qid)s' fails its self-test (%(f)s failure(s)); fix them "
+                                  "and save a new draft"), n=v.number, qid=qid, f=len(report["failures"])),
+                       "version", code="selftest_failed", extra={"failures": report["failures"]})
     try:
         qsvc.publish_version(session, v)
         store_check(session, v, report)
@@ -193,10 +211,11 @@ def publish(session: Session, qid: str, number: int | None, author_id: str | Non
 def retire(session: Session, qid: str) -> dict:
     """Hide ``qid`` from learners (its attempts stay); 409 when nothing is published."""
     if session.get(Question, qid) is None:
-        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+        raise unknown_question(qid)
     current = qsvc.published_version(session, qid)
     if current is None:
-        raise Conflict(f"question {qid!r} has no published version", None, code="not_published")
+        raise Conflict(Message(N_("question '%(qid)s' has no published version"), qid=qid), None,
+                       code="not_published")
     try:
         qsvc.retire_question(session, qid)
         session.commit()
@@ -232,15 +251,17 @@ def overview(session: Session) -> list[dict]:
 def unretire(session: Session, qid: str) -> dict:
     """Publish again the version retired most recently; 409 when a version is published or none is retired."""
     if session.get(Question, qid) is None:
-        raise NotFound(f"no question {qid!r}", "question_id", code="unknown_question")
+        raise unknown_question(qid)
     if qsvc.published_version(session, qid) is not None:
-        raise Conflict(f"question {qid!r} is published", None, code="already_published")
+        raise Conflict(Message(N_("question '%(qid)s' is published already"), qid=qid), None,
+                       code="already_published")
     v = session.scalars(select(QuestionVersion).where(QuestionVersion.question_id == qid,
                                                       QuestionVersion.status == "retired")
                         .order_by(QuestionVersion.retired_at.desc(), QuestionVersion.number.desc())
                         .limit(1)).first()
     if v is None:
-        raise Conflict(f"question {qid!r} has no retired version", None, code="not_retired")
+        raise Conflict(Message(N_("question '%(qid)s' has no retired version"), qid=qid), None,
+                       code="not_retired")
     try:
         qsvc.publish_version(session, v)
         v.retired_at = None
