@@ -56,21 +56,23 @@ def _tree_cpu(pid: int) -> float | None:
     return total
 
 
-def settle(proc: subprocess.Popen, *, idle_share: float = 0.03, window: float = 1.0, limit: float = 60.0) -> float:
+def settle(proc: subprocess.Popen, *, idle_share: float = 0.03, quiet: float = 3.0, limit: float = 90.0) -> float:
     """Wait until the server ``proc`` (with its workers and their children) has used under ``idle_share`` of
-    a core for a whole ``window`` of seconds, at most ``limit`` seconds; return the seconds waited.
+    a core for ``quiet`` seconds in a row, at most ``limit`` seconds; return the seconds waited.
 
-    ``quizapp serve`` answers within about a second of its launch but goes on working for a few more: its
+    ``quizapp serve`` answers within about a second of its launch but goes on working for several more: its
     master imports the engine and swaps its first workers for warm ones, and each warm worker starts its
-    grader pool (``quizapp.serving.warm``). Measured during that, the service's rates include its own
-    start-up on the same cores; steady state is what the throughput figures compare."""
-    t0 = time.monotonic()
-    before = _tree_cpu(proc.pid)
-    while before is not None and time.monotonic() - t0 < limit:
-        time.sleep(window)
+    grader pool a second after it boots (``quizapp.serving.warm``); between those steps it may rest for up to
+    a second (its loop's tick), hence several quiet seconds in a row. Measured during that, the service's rates
+    include its own start-up on the same cores; steady state is what the throughput figures compare."""
+    t0, step = time.monotonic(), 0.5
+    before, still = _tree_cpu(proc.pid), 0.0
+    while before is not None and still < quiet and time.monotonic() - t0 < limit:
+        time.sleep(step)
         now = _tree_cpu(proc.pid)
-        if now is None or now - before < idle_share * window:
+        if now is None:
             break
+        still = still + step if now - before < idle_share * step else 0.0
         before = now
     return time.monotonic() - t0
 

@@ -3,7 +3,7 @@
 One home for both, because three places read that cookie: the learner of a page or API request
 (:mod:`quizapp.learners`), the account hook that decides whose attempts a request writes
 (:mod:`quizapp.auth.identity`) and the rate limiter's per-learner key (:mod:`quizapp.ops.limits`).
-A learner id is a random UUID written as 32 hex digits (``uuid.uuid4().hex``); the cookie holds it signed
+A learner id is a random UUID written as 32 hex digits (:func:`quizapp.storage.ids.random_hex_id`); the cookie holds it signed
 with ``SECRET_KEY`` (itsdangerous ``URLSafeSerializer``, salt :data:`SALT`), so a client cannot pick
 another learner's id.
 """
@@ -14,10 +14,22 @@ import functools
 import uuid
 
 from flask import current_app
-from itsdangerous import URLSafeSerializer
+from itsdangerous import Serializer, URLSafeSerializer
+from itsdangerous.encoding import base64_encode
 
 #: Salt of the learner cookie's signature: a value signed for another purpose never reads as a learner id.
 SALT = "quizapp.learner"
+
+
+class LearnerSerializer(URLSafeSerializer):
+    """itsdangerous' ``URLSafeSerializer`` without the zlib attempt its ``dump_payload`` makes on every value
+    (it keeps the compressed form only when that is shorter). A learner id's JSON, 34 bytes of hex digits,
+    never is: the cookie is byte for byte the one ``URLSafeSerializer`` writes, and reading is unchanged. The
+    attempt cost a new learner's submit a call into zlib, which gives up the interpreter lock: under load the
+    thread then waited behind the worker's other threads to take it back."""
+
+    def dump_payload(self, obj: object) -> bytes:
+        return base64_encode(Serializer.dump_payload(self, obj))
 
 
 def learner_serializer() -> URLSafeSerializer:
@@ -28,7 +40,7 @@ def learner_serializer() -> URLSafeSerializer:
 
 @functools.lru_cache(maxsize=8)
 def _serializer(secret_key: str | bytes) -> URLSafeSerializer:
-    return URLSafeSerializer(secret_key, salt=SALT)
+    return LearnerSerializer(secret_key, salt=SALT)
 
 
 def is_learner_id(value: object) -> bool:
@@ -42,4 +54,4 @@ def is_learner_id(value: object) -> bool:
     return True
 
 
-__all__ = ["SALT", "is_learner_id", "learner_serializer"]
+__all__ = ["SALT", "LearnerSerializer", "is_learner_id", "learner_serializer"]

@@ -8,7 +8,6 @@ here; ``ensure_learner(session, learner_id)`` creates the ``Learner`` row on the
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from flask import Flask, current_app, g, request
@@ -19,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from .storage.group_commit import insert_unless_present
 from .learner_cookie import is_learner_id, learner_serializer
+from .storage.ids import random_hex_id
 from .storage.models import Learner
 
 def current_learner_id() -> str:
@@ -36,7 +36,7 @@ def current_learner_id() -> str:
         if is_learner_id(value):
             learner_id = value
     if learner_id is None:
-        learner_id = uuid.uuid4().hex
+        learner_id = random_hex_id()
         g._learner_new = True
     g._learner_id = learner_id
     return learner_id

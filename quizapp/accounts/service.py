@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import uuid
 from typing import Any
 import json
 
@@ -24,6 +23,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from ..auth import accounts as author_accounts
 from ..errors import Conflict, ValidationError
 from ..study import summary as practice_summary
+from ..storage.ids import random_hex_id
 from ..storage.models import ApiToken, Attempt, AuthorCredential, Learner, LearnerAccount, ReviewCard, utcnow
 from ..timeutil import iso_utc
 from ..study.review import card_view
@@ -62,7 +62,7 @@ def signup(session: Session, email: Any, password: Any, cookie_learner_id: str |
     check_password(password, email)
     if session.scalar(select(LearnerAccount.learner_id).where(LearnerAccount.email == email)) is not None:
         raise Conflict("an account with this email exists: sign in instead", "email", code="account_exists")
-    learner_id = uuid.uuid4().hex
+    learner_id = random_hex_id()
     session.add(Learner(id=learner_id, role="learner", display_name=None))
     session.flush()
     session.add(LearnerAccount(learner_id=learner_id, email=email, password_hash=generate_password_hash(

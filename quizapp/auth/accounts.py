@@ -11,7 +11,6 @@ import hashlib
 import hmac
 import re
 import secrets
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from ..storage.ids import random_hex_id
 from ..storage.models import ApiToken, AuthorCredential, Learner, utcnow
 from ..timeutil import iso_utc
 
@@ -74,7 +74,7 @@ def create_author(session: Session, username: str, password: str, *, role: str =
     _check_password(password)
     if session.scalar(select(AuthorCredential).where(AuthorCredential.username == username)) is not None:
         raise AccountError(f"the username {username!r} is taken", "username")
-    learner = Learner(id=uuid.uuid4().hex, role=role, display_name=display_name or username)
+    learner = Learner(id=random_hex_id(), role=role, display_name=display_name or username)
     session.add(learner)
     session.flush()
     session.add(AuthorCredential(learner_id=learner.id, username=username,

@@ -17,7 +17,6 @@ Design notes (so later issues need no redesign):
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,6 +24,8 @@ from sqlalchemy import (JSON, Boolean, CheckConstraint, DateTime, Float, Foreign
                         MetaData, String, Text, UniqueConstraint, text)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from .ids import random_hex_id
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -46,7 +47,7 @@ def utcnow() -> datetime:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex
+    return random_hex_id()
 
 
 class Base(DeclarativeBase):
