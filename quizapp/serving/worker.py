@@ -20,6 +20,13 @@ socket when it accepts and hands a connection whose request is there to a thread
 workers, 32 clients submitting and one reading pages: page p90 84-92 -> 72-84 ms, submits +13%). A
 connection with nothing to read yet goes to the event loop as in gthread, so idle clients hold no thread.
 
+Fewer calls into the kernel per request: each of them gives the worker's interpreter up to its other threads,
+which under load costs a wait to take it back and caches the other threads have cooled. A connection whose
+request has arrived is left blocking as ``accept()`` made it (:class:`ArrivedConn`: gthread made every new
+socket non-blocking, then blocking again before its thread read it, two ``ioctl`` calls per request), and
+the event loop touches its heartbeat file at most once a second (:data:`HEARTBEAT_EVERY`; gthread did at
+every round of its loop, about once per request under load) -- the master's timeout is a minute.
+
 Reads before writes: a request that changes something or is graded (``POST``, ``PUT``, ``PATCH``,
 ``DELETE``) is served by a pool of its own, ``write_threads`` threads (``quizapp serve --write-threads``),
 and every other request (pages, question reads, health) by gthread's pool of ``threads``. A submit holds the
@@ -54,12 +61,39 @@ import time
 from concurrent import futures
 from functools import partial
 
+from gunicorn import http as gunicorn_http
 from gunicorn import util as gunicorn_util
 from gunicorn.http import wsgi as gunicorn_wsgi
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 #: First bytes of the methods served by the write pool (POST, PUT, PATCH, DELETE); no other method starts so.
 WRITE_METHOD_STARTS = frozenset({b"P", b"D"})
+
+
+#: Seconds between two touches of the worker's heartbeat file (gunicorn's ``notify``): the master replaces
+#: a worker silent for its ``timeout`` (a minute at least, ``quizapp.serving.serve_gunicorn``).
+HEARTBEAT_EVERY = 1.0
+
+
+class ArrivedConn(TConn):
+    """gthread's connection, for a socket whose request has already arrived and that goes to a thread at once
+    (:meth:`DrainingThreadWorker.accept`): left blocking, as ``accept()`` made it. gthread's ``TConn`` makes
+    it non-blocking when made and blocking again in ``init()``; this one only makes it blocking again when
+    it was made non-blocking meanwhile (gthread does so while a kept-alive connection waits in the loop)."""
+
+    def __init__(self, cfg, sock: socket.socket, client, server) -> None:  # TConn's, without setblocking(False)
+        self.cfg, self.sock, self.client, self.server = cfg, sock, client, server
+        self.timeout = None
+        self.parser = None
+        self.initialized = False
+
+    def init(self) -> None:
+        if self.sock.gettimeout() is not None or self.cfg.is_ssl:  # non-blocking again (kept alive), or TLS
+            super().init()
+            return
+        self.initialized = True
+        if self.parser is None:
+            self.parser = gunicorn_http.RequestParser(self.cfg, self.sock, self.client)
 
 
 #: Error codes of the envelope for the statuses gunicorn answers itself, before the app sees the request.
@@ -111,6 +145,7 @@ class DrainingThreadWorker(ThreadWorker):
     """:class:`gunicorn.workers.gthread.ThreadWorker` that serves what it accepted before it stops."""
 
     draining_until: float | None = None
+    heartbeat_at: float = float("-inf")
     accepting: bool = True
     served_to_the_end: bool = False
     #: Threads serving write requests (set by :func:`quizapp.serving.serve_gunicorn` in its ``post_fork``
@@ -139,6 +174,14 @@ class DrainingThreadWorker(ThreadWorker):
                 self._wrap_future(self.write_pool.submit(self.handle, conn), conn)
                 return
         super().enqueue_req(conn)
+
+    def notify(self) -> None:
+        """gunicorn's heartbeat (a touch of the worker's temporary file, read by the master), at most once
+        every :data:`HEARTBEAT_EVERY` seconds (module docstring)."""
+        now = time.monotonic()
+        if now - self.heartbeat_at >= HEARTBEAT_EVERY:
+            self.heartbeat_at = now
+            super().notify()
 
     def handle_quit(self, sig, frame) -> None:
         if self.write_pool is not None:
@@ -178,13 +221,13 @@ class DrainingThreadWorker(ThreadWorker):
             if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
             return
-        conn = TConn(self.cfg, sock, client, server)
         self.nr_conns += 1
         # b"": nothing yet (EAGAIN), or a reset the event loop's path reports as gthread does
         arrived = _first_byte(sock)
         if arrived:
-            self.enqueue_req(conn, arrived)
+            self.enqueue_req(ArrivedConn(self.cfg, sock, client, server), arrived)
             return
+        conn = TConn(self.cfg, sock, client, server)
         with self._lock:
             self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_client_socket_readable, conn))
 

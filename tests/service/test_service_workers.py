@@ -367,3 +367,58 @@ def test_a_one_piece_answer_goes_out_in_one_send(monkeypatch, headers, pieces, s
     assert (len(ours), len(theirs)) == sends
     if sends[0] == 1 and pieces[0]:
         assert ours[0].endswith(b"\r\n\r\n" + pieces[0])
+
+
+class _CountingSocket(socket.socket):
+    """A socket that counts its calls to setblocking (each one a call into the kernel)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.blocking_calls: list[bool] = []
+
+    def setblocking(self, flag: bool) -> None:
+        self.blocking_calls.append(flag)
+        super().setblocking(flag)
+
+
+def test_a_connection_whose_request_arrived_is_not_made_non_blocking_and_back():
+    """ArrivedConn leaves a socket blocking as accept() made it (gthread's TConn: setblocking(False) then
+    (True), two ioctl calls per request); one made non-blocking while kept alive is made blocking again."""
+    from gunicorn.config import Config
+    from gunicorn.workers.gthread import TConn
+
+    from quizapp.serving.worker import ArrivedConn
+
+    here, there = socket.socketpair()
+    with there:
+        sock = _CountingSocket(fileno=here.detach())
+        with sock:
+            theirs = TConn(Config(), _CountingSocket(fileno=os.dup(sock.fileno())), ("127.0.0.1", 1), ("127.0.0.1", 2))
+            theirs.init()
+            assert theirs.sock.blocking_calls == [False, True]  # what gthread does per connection
+            theirs.sock.close()
+            conn = ArrivedConn(Config(), sock, ("127.0.0.1", 1), ("127.0.0.1", 2))
+            assert sorted(vars(conn)) == sorted(vars(theirs))  # the same connection, as gthread reads it
+            conn.init()
+            assert conn.initialized and conn.parser is not None
+            assert sock.blocking_calls == [] and sock.gettimeout() is None
+            there.sendall(b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n")
+            assert next(conn.parser).path == "/x"
+            sock.setblocking(False)  # gthread, keeping the connection alive between two requests
+            conn.init()
+            assert sock.blocking_calls == [False, True] and sock.gettimeout() is None
+
+
+def test_the_heartbeat_is_touched_at_most_once_a_second(monkeypatch):
+    from quizapp.serving import worker as worker_module
+
+    clock = [100.0]
+    monkeypatch.setattr(worker_module.time, "monotonic", lambda: clock[0])
+    touched: list[float] = []
+    worker = DrainingThreadWorker.__new__(DrainingThreadWorker)  # only what notify touches
+    worker.tmp = type("Tmp", (), {"notify": lambda self: touched.append(clock[0])})()
+    for step in range(25):  # event-loop rounds every 0.1 s
+        clock[0] = 100.0 + step * 0.1
+        worker.notify()
+    assert len(touched) == 3 and touched[0] == 100.0
+    assert all(b - a >= worker_module.HEARTBEAT_EVERY - 1e-9 for a, b in zip(touched, touched[1:]))
