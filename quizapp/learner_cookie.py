@@ -3,9 +3,9 @@
 One home for both, because three places read that cookie: the learner of a page or API request
 (:mod:`quizapp.learners`), the account hook that decides whose attempts a request writes
 (:mod:`quizapp.auth.identity`) and the rate limiter's per-learner key (:mod:`quizapp.ops.limits`).
-A learner id is a random UUID written as 32 hex digits (:func:`quizapp.storage.ids.random_hex_id`); the cookie holds it signed
-with ``SECRET_KEY`` (itsdangerous ``URLSafeSerializer``, salt :data:`SALT`), so a client cannot pick
-another learner's id.
+A learner id is a UUID (version 7: the time, then random bits) written as 32 hex digits
+(:func:`quizapp.storage.ids.random_hex_id`); the cookie holds it signed with ``SECRET_KEY`` (itsdangerous
+``URLSafeSerializer``, salt :data:`SALT`), so a client cannot pick another learner's id.
 """
 
 from __future__ import annotations

@@ -393,3 +393,37 @@ def test_summaries_of_a_group_are_one_statement_and_stay_true(app, client):
         session.close()
     assert stored == 3
     assert rows in ([], [3])
+
+
+@pytest.mark.sqlite_only(reason="counts the pages a group commit appends to SQLite's write-ahead log")
+def test_a_group_of_new_learners_writes_few_pages(app):
+    """Ids begin with the time (quizapp.storage.ids: version-7 UUIDs), so the rows of one group commit go to
+    the same last pages of each index keyed by an id: the pages the group adds to the WAL do not grow by a
+    page per row per index (7 indexes are keyed by a learner or attempt id) once the tables are large."""
+    import os
+
+    from quizapp.storage.db import get_db
+    from quizapp.storage.ids import random_hex_id
+
+    engine = get_db(app).engine
+    path = os.path.abspath(engine.url.database)
+    assert _submit(app.test_client(), 1).status_code == 201
+    first = app.test_client()
+    assert _submit(first, 2).status_code == 201
+    with engine.begin() as conn:  # thousands of earlier learners, each with an attempt: indexes of many pages
+        row = conn.exec_driver_sql("SELECT question_id, question_version_id, answers, verdicts FROM attempts").first()
+        older = [random_hex_id() for _ in range(3000)]
+        conn.exec_driver_sql("INSERT INTO learners (id, role, created_at) VALUES (?, 'learner', '2026-01-01')",
+                             [(i,) for i in older])
+        conn.exec_driver_sql(
+            "INSERT INTO attempts (id, learner_id, question_id, question_version_id, variant, answers, verdicts,"
+            " score, max_score, counted, lang, created_at) VALUES (?, ?, ?, ?, 1, ?, ?, 0, 2, 1, 'en', '2026-01-01')",
+            [(random_hex_id(), i, *row) for i in older])
+        page = conn.exec_driver_sql("PRAGMA page_size").scalar()
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    learners = 40
+    out = _submits_in_one_group(app, [(app.test_client(), v) for v in range(learners)])
+    assert [r.status_code for r in out] == [201] * learners
+    frames = os.path.getsize(path + "-wal") / (page + 24)
+    assert 0 < frames <= 2 * learners  # random (version-4) ids: about 4 per learner

@@ -1,4 +1,4 @@
-"""A submit's random ids and its new learner's cookie, made without calls that give up the interpreter lock:
+"""A submit's ids and its new learner's cookie, made without calls that give up the interpreter lock:
 ids from the OS's random source read in blocks (quizapp.storage.ids), the cookie signed without itsdangerous'
 zlib attempt (quizapp.learner_cookie.LearnerSerializer) -- and both exactly what they were."""
 
@@ -12,7 +12,7 @@ from quizapp import learner_cookie
 from quizapp.storage import ids
 
 
-def test_ids_are_distinct_version_4_uuids_read_in_blocks(monkeypatch):
+def test_ids_are_distinct_version_7_uuids_read_in_blocks(monkeypatch):
     reads: list[int] = []
     real = os.urandom
 
@@ -23,10 +23,22 @@ def test_ids_are_distinct_version_4_uuids_read_in_blocks(monkeypatch):
     monkeypatch.setattr(ids.os, "urandom", counted)
     fresh = ids._Random()
     monkeypatch.setattr(ids, "_random", fresh)
-    made = [ids.random_hex_id() for _ in range(3 * ids.BLOCK // 16)]
+    made = [ids.random_hex_id() for _ in range(3 * (ids.BLOCK // 10))]
     assert len(set(made)) == len(made)
-    assert all(len(i) == 32 and uuid.UUID(hex=i).version == 4 and uuid.UUID(hex=i).hex == i for i in made)
-    assert reads == [ids.BLOCK] * 3  # one read per 256 ids, not one per id
+    assert all(len(i) == 32 and uuid.UUID(hex=i).version == 7 and uuid.UUID(hex=i).variant == uuid.RFC_4122
+               and uuid.UUID(hex=i).hex == i for i in made)
+    assert reads == [ids.BLOCK] * 3  # one read per 409 ids, not one per id
+
+
+def test_ids_made_later_sort_later(monkeypatch):
+    """The first 48 bits are the time in milliseconds: ids of one moment share their index pages."""
+    now = [1_790_000_000_000_000_000]
+    monkeypatch.setattr(ids.time, "time_ns", lambda: now[0])
+    first = [ids.random_hex_id() for _ in range(50)]
+    now[0] += 1_000_000  # one millisecond later
+    later = [ids.random_hex_id() for _ in range(50)]
+    assert max(first) < min(later)
+    assert {i[:12] for i in first} == {f"{1_790_000_000_000:012x}"}
 
 
 def test_a_forked_process_never_hands_out_its_parents_bytes():
@@ -43,7 +55,7 @@ def test_a_forked_process_never_hands_out_its_parents_bytes():
     os.waitpid(pid, 0)
     parent_next = ids.random_hex_id()
     assert child_id != parent_next  # the child read its own block: the parent's next id is not repeated
-    assert uuid.UUID(hex=child_id).version == 4
+    assert uuid.UUID(hex=child_id).version == 7
 
 
 @pytest.mark.parametrize("key", ["k" * 64, b"another secret"])
