@@ -37,9 +37,10 @@ class Prepared:
     """One statement compiled for SQLite's driver: its SQL, its parameters' order and bind processing, the
     values it fixes itself and the Python-side column defaults it leaves to its caller."""
 
-    __slots__ = ("compiled", "sql", "names", "processors", "defaults", "values_group", "_multi")
+    __slots__ = ("compiled", "sql", "names", "processors", "defaults", "values_group", "_multi", "_direct")
 
-    def __init__(self, compiled: Any, dialect: Dialect, defaults: dict[str, Any]) -> None:
+    def __init__(self, compiled: Any, dialect: Dialect, defaults: dict[str, Any],
+                 keys: frozenset[str] = frozenset()) -> None:
         self.compiled = compiled
         self.sql: str = compiled.string
         self.names: list[str] = list(compiled.positiontup)
@@ -52,10 +53,18 @@ class Prepared:
         match = _VALUES.search(self.sql) if isinstance(compiled.statement, Insert) else None
         self.values_group: str | None = match.group(1) if match and len(_VALUES.findall(self.sql)) == 1 else None
         self._multi: dict[int, str] = {}
+        # Every parameter of the SQL is one the caller gives by its own name (the statement is prepared for
+        # that set of keys): bound by looking each up, without SQLAlchemy's construct_params, which is
+        # needed only for defaults and for values the statement fixes itself.
+        self._direct = not defaults and all(name in keys for name in self.names)
 
     def bind(self, params: Mapping[str, Any]) -> tuple:
         """``params`` as the driver takes them: every parameter of the statement, in order, through its type's
         bind processing (what SQLAlchemy's execution does for one row)."""
+        if self._direct:
+            processors = self.processors
+            return tuple(processors[name](params[name]) if name in processors else params[name]
+                         for name in self.names)
         given = dict(params)
         for key, default in self.defaults.items():
             if key not in given:
@@ -112,7 +121,7 @@ def _compile(stmt: ClauseElement, dialect: Dialect, keys: frozenset[str]) -> Pre
         defaults[column.key] = (lambda v=default.arg: v) if default.is_scalar else (lambda f=default.arg: f(None))
     if compiled.postfetch and isinstance(stmt, Insert) and any(c.server_default is None for c in compiled.postfetch):
         return None  # a value computed in SQL that SQLAlchemy would read back
-    return Prepared(compiled, dialect, defaults)
+    return Prepared(compiled, dialect, defaults, keys)
 
 
 def run(cursor: Any, prepared: Prepared, rows: Sequence[tuple]) -> int:
