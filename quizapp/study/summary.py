@@ -18,7 +18,6 @@ deletes the account's rows (:func:`quizapp.accounts.service.merge_learner`).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
@@ -139,7 +138,7 @@ def after(snapshot: Snapshot, attempt: Attempt, data: Mapping[str, Any], *,
           graded: frozenset[str] | None = None) -> policy.Replay:
     """The walk with ``attempt`` added (the snapshot's own walk is left as it was); ``graded`` as for
     :func:`read`."""
-    return policy.walk([policy.attempt_item(attempt)], data, copy.deepcopy(snapshot.walked), graded=graded)
+    return policy.walk([policy.attempt_item(attempt)], data, snapshot.walked.copy(), graded=graded)
 
 
 class SummaryChange:
