@@ -15,6 +15,7 @@ from flask import Flask
 from . import config as _config
 from .httpkit.headers import set_security_headers
 from .httpkit.jsonio import BoundedJSONProvider
+from .httpkit.signers import KeptSignerSessionInterface
 from .url_memo import MemoizedUrlFlask
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _config.instance_secret_key(app.instance_path)
     app.json = BoundedJSONProvider(app)
+    app.session_interface = KeptSignerSessionInterface()  # Flask's session cookie, its signer kept
 
     if app.config.get("QUIZ_SKIP_DB"):  # used by migrations/env.py to read the URL only
         return app

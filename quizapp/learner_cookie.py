@@ -17,16 +17,21 @@ from flask import current_app
 from itsdangerous import Serializer, URLSafeSerializer
 from itsdangerous.encoding import base64_encode
 
+from .httpkit.signers import KeptKeySigner, KeptSigners
+
 #: Salt of the learner cookie's signature: a value signed for another purpose never reads as a learner id.
 SALT = "quizapp.learner"
 
 
-class LearnerSerializer(URLSafeSerializer):
+class LearnerSerializer(KeptSigners, URLSafeSerializer):
     """itsdangerous' ``URLSafeSerializer`` without the zlib attempt its ``dump_payload`` makes on every value
     (it keeps the compressed form only when that is shorter). A learner id's JSON, 34 bytes of hex digits,
     never is: the cookie is byte for byte the one ``URLSafeSerializer`` writes, and reading is unchanged. The
     attempt cost a new learner's submit a call into zlib, which gives up the interpreter lock: under load the
-    thread then waited behind the worker's other threads to take it back."""
+    thread then waited behind the worker's other threads to take it back. Its signer is kept
+    (:mod:`quizapp.httpkit.signers`)."""
+
+    default_signer = KeptKeySigner
 
     def dump_payload(self, obj: object) -> bytes:
         return base64_encode(Serializer.dump_payload(self, obj))
