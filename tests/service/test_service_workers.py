@@ -413,7 +413,8 @@ def test_the_heartbeat_is_touched_at_most_once_a_second(monkeypatch):
     from quizapp.serving import worker as worker_module
 
     clock = [100.0]
-    monkeypatch.setattr(worker_module.time, "monotonic", lambda: clock[0])
+    # the worker module's clock only (not time.monotonic for every thread of this process)
+    monkeypatch.setattr(worker_module, "time", type("Clock", (), {"monotonic": staticmethod(lambda: clock[0])}))
     touched: list[float] = []
     worker = DrainingThreadWorker.__new__(DrainingThreadWorker)  # only what notify touches
     worker.tmp = type("Tmp", (), {"notify": lambda self: touched.append(clock[0])})()
