@@ -9,7 +9,7 @@ and the salt only, so it is kept: what is signed and accepted is unchanged.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from flask import Flask
 from flask.sessions import SecureCookieSessionInterface
@@ -20,17 +20,23 @@ from itsdangerous.url_safe import URLSafeTimedSerializer
 MAX_KEPT = 8
 
 
+def _kept(store: dict, key: Any, make: Callable[[], Any]) -> Any:
+    """``store[key]``, made by ``make()`` the first time (kept while ``store`` holds fewer than
+    :data:`MAX_KEPT`)."""
+    value = store.get(key)
+    if value is None:
+        value = make()
+        if len(store) < MAX_KEPT:
+            store[key] = value
+    return value
+
+
 class _KeptKey:
     """A signer mixin whose key derived from each secret key is computed once."""
 
     def derive_key(self, secret_key: str | bytes | None = None) -> bytes:
-        kept: dict[Any, bytes] = self.__dict__.setdefault("_derived", {})
-        key = kept.get(secret_key)
-        if key is None:
-            key = super().derive_key(secret_key)  # type: ignore[misc]
-            if len(kept) < MAX_KEPT:
-                kept[secret_key] = key
-        return key
+        derive = super().derive_key  # type: ignore[misc]
+        return _kept(self.__dict__.setdefault("_derived", {}), secret_key, lambda: derive(secret_key))
 
 
 class KeptKeySigner(_KeptKey, Signer):
@@ -46,15 +52,10 @@ class KeptSigners:
     serializer's signer class to one of the kept-key signers above."""
 
     def make_signer(self, salt: str | bytes | None = None) -> Signer:
-        kept: dict[Any, Signer] = self.__dict__.setdefault("_signers", {})
         if salt is None:  # the serializer's own salt, however it is asked for (signing asks with None)
             salt = self.salt  # type: ignore[attr-defined]
-        signer = kept.get(salt)
-        if signer is None:
-            signer = super().make_signer(salt)  # type: ignore[misc]
-            if len(kept) < MAX_KEPT:
-                kept[salt] = signer
-        return signer
+        make = super().make_signer  # type: ignore[misc]
+        return _kept(self.__dict__.setdefault("_signers", {}), salt, lambda: make(salt))
 
 
 class _KeptURLSafeTimedSerializer(KeptSigners, URLSafeTimedSerializer):
@@ -72,12 +73,6 @@ class KeptSignerSessionInterface(SecureCookieSessionInterface):
         if not app.secret_key:
             return None
         fallbacks = tuple(app.config.get("SECRET_KEY_FALLBACKS") or ())
-        kept = self._kept.get((app.secret_key, fallbacks))
-        if kept is None:
-            kept = _KeptURLSafeTimedSerializer(
-                [*fallbacks, app.secret_key], salt=self.salt, serializer=self.serializer,
-                signer=KeptKeyTimestampSigner,
-                signer_kwargs={"key_derivation": self.key_derivation, "digest_method": self.digest_method})
-            if len(self._kept) < MAX_KEPT:
-                self._kept[(app.secret_key, fallbacks)] = kept
-        return kept
+        return _kept(self._kept, (app.secret_key, fallbacks), lambda: _KeptURLSafeTimedSerializer(
+            [*fallbacks, app.secret_key], salt=self.salt, serializer=self.serializer, signer=KeptKeyTimestampSigner,
+            signer_kwargs={"key_derivation": self.key_derivation, "digest_method": self.digest_method}))
