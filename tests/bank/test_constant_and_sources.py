@@ -51,6 +51,13 @@ def test_check_constant_compares_arrays_elementwise():
     assert check_constant({"id": "c", "kind": "choice"}, {0: "a", 1: "a"}) is None
 
 
+def test_tiny_values_that_differ_are_not_constant():
+    part = {"id": "w", "kind": "numeric"}
+    assert check_constant(part, {0: 0.9 ** 1999, 1: 0.95 ** 999, 2: 0.9 ** 499}) is None  # 1e-92 .. 1e-23
+    assert check_constant(part, {0: 0.9 ** 1999, 1: 0.9 ** 1999})["seeds"] == [0, 1]  # one tiny value
+    assert check_constant(part, {0: 0.0, 1: 0.0, 2: -0.0})["seeds"] == [0, 1, 2]
+
+
 @pytest.mark.parametrize("change, field", [
     ({"constant": True}, "parts[0].constant_reason"),
     ({"constant": "yes", "constant_reason": {"en": "r", "zh": "r"}}, "parts[0].constant"),
