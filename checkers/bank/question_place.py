@@ -10,9 +10,10 @@ failure): when the learner's view renders, the solution is at fault; and within 
 text whose placeholders do not fill (a format spec such as ``{{p:.2q}}``) is the field, e.g.
 ``solution.worked.zh`` or ``parts[1].prompt.en``.
 
-Hints and known-mistake feedback belong to no view (a learner gets them on request, one at a time): the
-self-test fills each of them itself (:func:`unfilled_on_request`), and its failure names the text, e.g.
-``parts[0].hints[1].en`` or ``parts[1].mistakes[0].feedback.zh``.
+Hints, known-mistake feedback and a derivation's key-step feedback belong to no view (a learner gets them on
+request, one at a time, or with a grade): the self-test fills each of them itself (:func:`unfilled_on_request`),
+and its failure names the text, e.g. ``parts[0].hints[1].en``, ``parts[1].mistakes[0].feedback.zh`` or
+``parts[2].key_steps[0].feedback.en``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ __all__ = ["on_request_texts", "question_stage", "unfilled_on_request", "view_fi
 #: The stage of a question-level self-test message (the view's is the learner's view or the solution).
 _STAGES = {"params-fail": "params", "invariant-fail": "invariants", "invariant-false": "invariants"}
 #: Part keys a view never renders (hints and feedback are shown later, one at a time).
-_NOT_IN_VIEW = frozenset({"hints", "hint", "mistakes"})
+_NOT_IN_VIEW = frozenset({"hints", "hint", "mistakes", "key_steps"})
 
 
 def _texts(node: Any, path: str, lang: str) -> Iterator[tuple[str, str]]:
@@ -60,9 +61,10 @@ def _first_broken(texts: Iterator[tuple[str, str]], params: Mapping[str, Any]) -
 
 def on_request_texts(question: Mapping[str, Any]) -> Iterator[tuple[Any, str, str, str]]:
     """(part id, field, language, text) of every text a learner is shown only on request, which no view
-    renders: each part's ``hints[i]`` and single ``hint`` (:func:`checkers.bank.variants.part_hints`) and each
-    known mistake's ``feedback`` (:func:`checkers.kinds._common.mistake_feedback`), e.g.
-    ``parts[0].hints[1].en`` or ``parts[1].mistakes[0].feedback.zh``."""
+    renders: each part's ``hints[i]`` and single ``hint`` (:func:`checkers.bank.variants.part_hints`), each
+    known mistake's ``feedback`` (:func:`checkers.kinds._common.mistake_feedback`) and each derivation key
+    step's ``feedback`` (:func:`checkers.kinds.derivation.keysteps.key_steps`), e.g.
+    ``parts[0].hints[1].en``, ``parts[1].mistakes[0].feedback.zh`` or ``parts[2].key_steps[0].feedback.en``."""
     parts = question.get("parts") if isinstance(question, Mapping) else None
     for i, part in enumerate(parts if isinstance(parts, list) else []):
         if not isinstance(part, Mapping):
@@ -71,6 +73,8 @@ def on_request_texts(question: Mapping[str, Any]) -> Iterator[tuple[Any, str, st
         blocks += [(f"parts[{i}].hint", part["hint"])] if part.get("hint") else []
         blocks += [(f"parts[{i}].mistakes[{j}].feedback", m.get("feedback"))
                    for j, m in enumerate(part.get("mistakes") or []) if isinstance(m, Mapping)]
+        blocks += [(f"parts[{i}].key_steps[{j}].feedback", k.get("feedback"))
+                   for j, k in enumerate(part.get("key_steps") or []) if isinstance(k, Mapping)]
         for path, block in blocks:
             if isinstance(block, Mapping):
                 yield from ((part.get("id"), f"{path}.{lang}", lang, block[lang])

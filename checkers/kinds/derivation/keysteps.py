@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 from ...i18n import join
 from ...params import PLACEHOLDER, substitute_text
 from ...verdict import AnswerParseError, SpecError, Verdict, msg
+from .. import _common as c
 from . import form as F
 
 Message = dict
@@ -48,16 +49,23 @@ def _alternatives(item: Any, where: str) -> list[str]:
     return alts
 
 
-def _feedback(item: Mapping[str, Any], where: str) -> Message:
+def _feedback(item: Mapping[str, Any], where: str, params: Mapping[str, Any] | None = None) -> Message:
+    """The key step's feedback in every language; with ``params``, its ``{{name}}`` placeholders filled
+    with the variant's parameters, or as written where they do not fill (the learner still gets the
+    verdict; the bank self-test names the text, ``parts[i].key_steps[j].feedback.<lang>``)."""
     fb = item.get("feedback")
     if not (isinstance(fb, Mapping) and set(fb) == {"en", "zh"}
             and all(isinstance(fb[k], str) and fb[k].strip() for k in ("en", "zh"))):
         raise SpecError(f"{where}.feedback: must be {{en, zh}} naming the step for a learner who missed it")
-    return {"en": fb["en"], "zh": fb["zh"]}
+    if params is None:
+        return {"en": fb["en"], "zh": fb["zh"]}
+    # the same filling (and fallback) as a known mistake's feedback, which a learner is shown the same way
+    return c.mistake_feedback(item, params)
 
 
 def key_steps(spec: Mapping[str, Any], params: Mapping[str, Any]) -> list[KeyStep]:
-    """The part's key steps with their forms (placeholders filled). SpecError for a malformed one."""
+    """The part's key steps with their forms and feedback (placeholders filled). SpecError for a malformed
+    one."""
     raw = spec.get("key_steps") or []
     out = []
     for i, item in enumerate(raw):
@@ -73,7 +81,7 @@ def key_steps(spec: Mapping[str, Any], params: Mapping[str, Any]) -> list[KeySte
                 raise SpecError(f"{where}.expr: a key step is an expression (a line contains it, or one side of "
                                 f"its equation does), not an equation")
             forms.append(stmt[1])
-        out.append(KeyStep(i, texts[0], forms, _feedback(item, where)))
+        out.append(KeyStep(i, texts[0], forms, _feedback(item, where, params)))
     return out
 
 
