@@ -1,8 +1,8 @@
 """JSON in and out: the app's JSON provider (request bodies that cannot be read are a client error, never a
-crash; answers encoded by orjson), :func:`dumps_text`, the encoder of the JSON columns, and :func:`json_safe`,
-the plain JSON values of what the service stores, answers or queues (verdicts, views, answers, engine
-results; plain Python), which the services, the grading backends and the blueprints import from here, below
-each of them."""
+crash; answers encoded by orjson) and :func:`json_safe`, the plain JSON values of what the service stores,
+answers or queues (verdicts, views, answers, engine results; plain Python), which the services, the grading
+backends and the blueprints import from here, below each of them. The JSON columns' own encoder is
+:mod:`quizapp.storage.json_columns`."""
 
 from __future__ import annotations
 
@@ -65,25 +65,6 @@ class BoundedJSONProvider(DefaultJSONProvider):
                 return super().response(*args, **kwargs)
             return self._app.response_class(body, mimetype=self.mimetype)
         return super().response(*args, **kwargs)
-
-
-def dumps_text(obj: Any) -> str:
-    """The JSON text of a stored document (the engines' ``json_serializer``: every JSON column): orjson,
-    or the standard encoder for what orjson refuses (integers past 64 bits...), which also raises what it
-    raised before."""
-    try:
-        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
-    except (orjson.JSONEncodeError, TypeError):
-        return json.dumps(obj)
-
-
-def loads_text(text: str | bytes) -> Any:
-    """A stored JSON document (the engines' ``json_deserializer``): orjson, or the standard decoder for what
-    orjson will not read (``NaN`` written by the standard encoder into older rows)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
 
 
 def shallow_fields(obj: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from . import sqlite_pragmas
-from ..httpkit import jsonio
+from . import json_columns
 from ..config import DEFAULT_DB_POOL_OVERFLOW, DEFAULT_DB_POOL_SIZE
 
 # SQLite engines made here -> the options they were made with (the group commit makes its own engine alike).
@@ -37,8 +37,8 @@ def make_engine(url: str, *, busy_timeout_ms: int = 30_000, echo: bool = False,
     at busy moments) except for SQLite in memory, which is one shared connection."""
     parsed = make_url(url)
     # The JSON columns (answers, verdicts, a learner's summary...) are encoded on every submit: orjson.
-    kwargs: dict[str, Any] = {"echo": echo, "json_serializer": jsonio.dumps_text,
-                              "json_deserializer": jsonio.loads_text}
+    kwargs: dict[str, Any] = {"echo": echo, "json_serializer": json_columns.dumps_text,
+                              "json_deserializer": json_columns.loads_text}
     path = sqlite_path(parsed)
     in_memory = parsed.get_backend_name() == "sqlite" and path is None
     if parsed.get_backend_name() == "sqlite":

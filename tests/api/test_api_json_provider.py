@@ -1,6 +1,6 @@
-"""The app's JSON in and out (quizapp.httpkit.jsonio): answers and JSON columns encoded by orjson, with the
-standard library taking over wherever orjson would answer differently, so what clients and the database
-read is the same JSON value as before."""
+"""The app's JSON in and out (quizapp.httpkit.jsonio, quizapp.storage.json_columns): answers and JSON columns
+encoded by orjson, with the standard library taking over wherever orjson would answer differently, so what
+clients and the database read is the same JSON value as before."""
 
 import json
 import math
@@ -10,6 +10,7 @@ import pytest
 from flask import Flask, jsonify
 
 from quizapp.httpkit import jsonio
+from quizapp.storage import json_columns
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def test_what_orjson_refuses_goes_to_the_standard_encoder(app):
     with app.app_context():
         body = jsonify({"n": huge, 3: "int key"}).get_data()
     assert json.loads(body) == {"n": huge, "3": "int key"}
-    assert jsonio.loads_text(jsonio.dumps_text({"n": huge})) == {"n": huge}
+    assert json_columns.loads_text(json_columns.dumps_text({"n": huge})) == {"n": huge}
 
 
 def test_dates_keep_flasks_http_format(app):
@@ -58,5 +59,5 @@ def test_bodies_read_as_the_standard_decoder_read_them(app):
 
 
 def test_older_rows_with_nan_are_still_read():
-    assert math.isnan(jsonio.loads_text('{"x": NaN}')["x"])  # written by the standard encoder before orjson
-    assert jsonio.dumps_text({1: "a"}) == '{"1":"a"}'
+    assert math.isnan(json_columns.loads_text('{"x": NaN}')["x"])  # written by the standard encoder before orjson
+    assert json_columns.dumps_text({1: "a"}) == '{"1":"a"}'

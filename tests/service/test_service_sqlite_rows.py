@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, create_engine, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from quizapp.storage import sqlite_rows
-from quizapp.httpkit import jsonio
+from quizapp.storage import json_columns
 from quizapp.learners import learner_row
 from quizapp.study.review import _NEW_CARD_ROW, _SAME_CARD
 from quizapp.storage.models import Attempt, Base, Learner
@@ -22,9 +22,9 @@ AT = datetime(2026, 11, 27, 8, 30, 15, 123456, tzinfo=timezone.utc)
 
 
 def _engine(tmp_path):
-    # The service's JSON encoder (quizapp.storage.db_engine): the rows are bound as the service binds them.
-    engine = create_engine(f"sqlite:///{tmp_path / 'rows.sqlite3'}", json_serializer=jsonio.dumps_text,
-                           json_deserializer=jsonio.loads_text)
+    # The service's JSON column encoder (quizapp.storage.json_columns): rows bound as the service binds them.
+    engine = create_engine(f"sqlite:///{tmp_path / 'rows.sqlite3'}", json_serializer=json_columns.dumps_text,
+                           json_deserializer=json_columns.loads_text)
     Base.metadata.create_all(engine)
     return engine
 
