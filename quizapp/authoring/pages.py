@@ -344,6 +344,15 @@ def preview():
 
 # --------------------------------------------------------------------------- tokens
 
+def _token_refusal(exc: AccountError) -> str:
+    """A refused token request in the author's language (the service's message names the field in English)."""
+    if exc.field == "name":
+        return gettext("The token name must be at most 120 characters.")
+    if exc.field == "token_id":
+        return gettext("There is no such token.")
+    return exc.message
+
+
 @bp.route("/tokens", methods=["GET", "POST"])
 def tokens():
     who = _principal()
@@ -352,7 +361,7 @@ def tokens():
         try:
             _, new_token = create_token(get_session(), who.learner_id, request.form.get("name") or None)
         except AccountError as exc:
-            flash(exc.message)
+            flash(_token_refusal(exc))
     rows = list_tokens(get_session(), who.learner_id)
     return render_template("author/tokens.html", tokens=rows, new_token=new_token)
 
@@ -364,7 +373,7 @@ def revoke(token_id: int):
         revoke_token(get_session(), token_id, learner_id=who.learner_id)
         flash(gettext("Token %(id)s revoked.", id=token_id))
     except AccountError as exc:
-        flash(exc.message)
+        flash(_token_refusal(exc))
     return redirect(url_for("author.tokens"))
 
 

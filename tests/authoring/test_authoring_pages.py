@@ -128,3 +128,16 @@ def test_author_pages_show_times_in_the_authors_zone(authoring_app, authoring_pa
     assert '<time class="local-time" datetime="' in html and " UTC</time>" in html
     assert "localtime.js" in html
     assert not re.search(r">\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d", html)  # no raw timestamp left as text
+
+
+def test_a_refused_token_request_reads_in_the_authors_language(authoring_app, authoring_passwords, authoring_login):
+    c = authoring_app.test_client()
+    csrf = authoring_login(c, "alice", authoring_passwords["alice"])
+    c.get("/author/tokens?lang=zh")  # the language is remembered, as on the learner pages
+    page = c.post("/author/tokens", data={"name": "x" * 121, "csrf_token": csrf}).get_data(as_text=True)
+    assert "令牌名称最多 120 个字符。" in page and "must be at most" not in page
+    page = c.post("/author/tokens/999999/revoke", data={"csrf_token": csrf}, follow_redirects=True).get_data(as_text=True)
+    assert "没有这个令牌。" in page and "no token" not in page
+    c.get("/author/tokens?lang=en")
+    page = c.post("/author/tokens/999999/revoke", data={"csrf_token": csrf}, follow_redirects=True).get_data(as_text=True)
+    assert "There is no such token." in page
