@@ -27,29 +27,29 @@ BLOCK = 4096
 
 
 class _Random:
-    """Bytes of ``os.urandom`` handed out in order, each once, refilled when spent or in a new process."""
+    """Bytes of ``os.urandom`` handed out in order, each once, refilled when spent; a forked child starts
+    empty (:meth:`forget`, run in the child by ``os.register_at_fork``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pid = -1
         self._block = b""
         self._at = 0
 
     def take(self, n: int) -> bytes:
         with self._lock:
-            if self._pid != os.getpid() or self._at + n > len(self._block):
-                self._pid, self._block, self._at = os.getpid(), os.urandom(max(BLOCK, n)), 0
+            if self._at + n > len(self._block):
+                self._block, self._at = os.urandom(max(BLOCK, n)), 0
             out = self._block[self._at:self._at + n]
             self._at += n
             return out
 
     def forget(self) -> None:
         self._lock = threading.Lock()  # a child forked while a thread held it must not wait forever
-        self._pid, self._block, self._at = -1, b"", 0
+        self._block, self._at = b"", 0
 
 
 _random = _Random()
-if hasattr(os, "register_at_fork"):
+if hasattr(os, "register_at_fork"):  # no fork, hence nothing to forget, where it is missing (Windows)
     os.register_at_fork(after_in_child=_random.forget)
 
 

@@ -8,6 +8,7 @@ import uuid
 import pytest
 from itsdangerous import BadSignature, URLSafeSerializer
 
+import quiz_testing as testing
 from quizapp import learner_cookie
 from quizapp.storage import ids
 
@@ -44,16 +45,7 @@ def test_ids_made_later_sort_later(monkeypatch):
 
 def test_a_forked_process_never_hands_out_its_parents_bytes():
     ids.random_hex_id()  # the parent has a block under way
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: its next id, to the parent
-        os.close(read)
-        os.write(write, ids.random_hex_id().encode())
-        os._exit(0)
-    os.close(write)
-    child_id = os.read(read, 64).decode()
-    os.close(read)
-    os.waitpid(pid, 0)
+    child_id = testing.from_forked_child(ids.random_hex_id)  # the child's next id
     parent_next = ids.random_hex_id()
     assert child_id != parent_next  # the child read its own block: the parent's next id is not repeated
     assert uuid.UUID(hex=child_id).version == 7

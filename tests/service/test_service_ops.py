@@ -3,7 +3,6 @@ metrics (request latency per endpoint, grading latency per kind, sandbox kills) 
 submitting and checking (429 with Retry-After per learner and per address; off with RATELIMIT_ENABLED)."""
 
 import json
-import os
 
 import pytest
 
@@ -54,15 +53,7 @@ def test_made_request_ids_differ_across_forked_workers():
 
     mine = [_ids.next() for _ in range(3)]
     assert len(set(mine)) == 3 and len({m[:20] for m in mine}) == 1
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: one id down the pipe, then out without running the parent's clean-up
-        os.write(write_end, _ids.next().encode())
-        os._exit(0)
-    os.close(write_end)
-    theirs = os.read(read_end, 64).decode()
-    os.close(read_end)
-    os.waitpid(pid, 0)
+    theirs = testing.from_forked_child(_ids.next)  # one id made in a forked child
     assert len(theirs) == 32 and theirs[:20] != mine[0][:20]
     assert _ids.next()[:20] == mine[0][:20]  # the parent's own prefix stays
 

@@ -393,3 +393,20 @@ def mock_items(app, client) -> list[dict]:
         mid = sess[SESSION_KEY]
     with get_db(app).Session() as s:
         return s.get(MockInterview, mid).state["items"]
+
+
+def from_forked_child(make: Callable[[], str]) -> str:
+    """``make()`` run in a child forked from this process, its text read back by the parent (the child leaves
+    with ``os._exit``, running none of the parent's clean-up)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.write(write_end, make().encode())
+        os._exit(0)
+    os.close(write_end)
+    try:
+        return os.read(read_end, 65536).decode()
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
